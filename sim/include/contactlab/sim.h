@@ -1,0 +1,333 @@
+/* ContactLab engine: scenes of balls and half-plane walls, contact backends,
+ * rollouts with per-step Jacobians, adjoint gradients, optimization, sweeps.
+ *
+ * Pure C17 + libm, no globals: every function is reentrant, so one const
+ * scene can be simulated by many threads at once (each with its own rollout).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CL_ID_MAX 64
+#define CL_NAME_MAX 128
+#define CL_MESSAGE_MAX 256
+#define CL_MAX_STEPS 10000000
+#define CL_PARAMS_MAX 16
+
+typedef struct ClVec2 {
+	double x, y;
+} ClVec2;
+
+/* ------------------------------------------------------------------ scene */
+
+typedef enum ClControlKind {
+	CL_CONTROL_NONE,     /* no force is applied (a gradient w.r.t. one still exists) */
+	CL_CONTROL_CONSTANT, /* the same force in every control interval */
+	CL_CONTROL_SEQUENCE, /* one force per control interval */
+} ClControlKind;
+
+typedef struct ClBall {
+	char id[CL_ID_MAX];
+	double radius;
+	double mass;
+	ClVec2 position; /* at t = 0 */
+	ClVec2 velocity; /* at t = 0 */
+	ClControlKind control_kind;
+	ClVec2 control_constant;
+	ClVec2 *control_sequence; /* scene->steps entries when CL_CONTROL_SEQUENCE, owned */
+} ClBall;
+
+/* A half-plane: the free side is {x : n·(x − point) ≥ 0}, n a unit vector. */
+typedef struct ClWall {
+	char id[CL_ID_MAX];
+	ClVec2 point;
+	ClVec2 normal;
+} ClWall;
+
+typedef enum ClLossType {
+	CL_LOSS_FINAL_POSITION,   /* weight·‖p_N − target‖² */
+	CL_LOSS_FINAL_COORDINATE, /* weight·p_N[axis] */
+	CL_LOSS_CONTROL_EFFORT,   /* weight·Σ_n ‖u_n‖²·dt */
+	CL_LOSS_TYPE_COUNT
+} ClLossType;
+
+typedef struct ClLossTerm {
+	ClLossType type;
+	int ball;  /* index into scene->balls */
+	int axis;  /* 0 = x, 1 = y (final_coordinate) */
+	ClVec2 target;
+	double weight;
+} ClLossTerm;
+
+#define CL_OPTIMIZE_PARAMS_MAX 16
+
+typedef enum ClOptimizerKind {
+	CL_OPTIMIZER_GD,
+	CL_OPTIMIZER_ADAM,
+} ClOptimizerKind;
+
+/* What gradient descent changes. A name is a scalar parameter
+ * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position") or a
+ * whole control sequence ("ball1.control"). */
+typedef struct ClOptimizeDef {
+	int parameter_count;
+	char parameters[CL_OPTIMIZE_PARAMS_MAX][CL_NAME_MAX];
+	double learning_rate;
+	int iterations;
+	ClOptimizerKind optimizer;
+} ClOptimizeDef;
+
+typedef struct ClScene ClScene;
+
+/* Scene values for one backend's parameters, in the order of its descriptors. */
+typedef struct ClBackendParams {
+	double values[CL_PARAMS_MAX];
+} ClBackendParams;
+
+struct ClScene {
+	char name[CL_NAME_MAX];
+	double duration; /* T */
+	int steps;       /* N control intervals, dt = T / N */
+	ClVec2 gravity;
+	double elasticity; /* one restitution coefficient for every contact */
+	double friction;   /* one Coulomb coefficient for every contact */
+	int ball_count;
+	ClBall *balls;
+	int wall_count;
+	ClWall *walls;
+	int loss_count;
+	ClLossTerm *loss;
+	ClOptimizeDef optimize;
+	ClBackendParams *backend_params; /* cl_backend_count() entries */
+};
+
+/* An empty scene with defaults: T = 1, N = 480, no gravity, e = 1, μ = 0,
+ * every backend's parameters at their defaults. */
+ClScene *cl_scene_new(void);
+ClScene *cl_scene_copy(const ClScene *scene);
+void cl_scene_free(ClScene *scene);
+
+/* Append objects; the returned pointer stays valid until the next add/remove. */
+ClBall *cl_scene_add_ball(ClScene *scene, const char *id);
+ClWall *cl_scene_add_wall(ClScene *scene, const char *id);
+ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type);
+void cl_scene_remove_ball(ClScene *scene, int index); /* also drops its loss terms */
+void cl_scene_remove_wall(ClScene *scene, int index);
+void cl_scene_remove_loss(ClScene *scene, int index);
+int cl_scene_find_ball(const ClScene *scene, const char *id);
+int cl_scene_find_wall(const ClScene *scene, const char *id);
+
+/* Changes N; control sequences are resampled piecewise-constantly in time. */
+void cl_scene_set_steps(ClScene *scene, int steps);
+/* Stores a control sequence (steps entries of (ux, uy)) for a ball. */
+void cl_scene_set_control_sequence(ClScene *scene, int ball, const double *u);
+
+static inline double cl_scene_dt(const ClScene *scene)
+{
+	return scene->duration / scene->steps;
+}
+
+/* 4 numbers per ball: [px py vx vy]. */
+static inline int cl_state_size(const ClScene *scene)
+{
+	return 4 * scene->ball_count;
+}
+
+/* 2 numbers per ball per control interval; every ball has a slot. */
+static inline int cl_control_size(const ClScene *scene)
+{
+	return 2 * scene->ball_count * scene->steps;
+}
+
+void cl_scene_initial_state(const ClScene *scene, double *s0);
+void cl_scene_controls(const ClScene *scene, double *u);
+
+/* Checks every semantic rule (positive radius, no overlap at t = 0, finite
+ * numbers, …). On failure returns false and writes "path: reason", where the
+ * path is the scene file's JSON path, e.g. "balls[1].radius: must be positive". */
+bool cl_scene_validate(const ClScene *scene, char *message, size_t size);
+bool cl_scene_equal(const ClScene *a, const ClScene *b);
+
+/* ------------------------------------------------------------- parameters */
+
+typedef enum ClParamTarget {
+	CL_PARAM_POSITION,
+	CL_PARAM_VELOCITY,
+	CL_PARAM_CONTROL,    /* ball.control[K].x */
+	CL_PARAM_ELASTICITY, /* global */
+	CL_PARAM_FRICTION,   /* global */
+	CL_PARAM_DURATION,   /* global */
+	CL_PARAM_GRAVITY,    /* gravity.x, gravity.y */
+	CL_PARAM_RADIUS,     /* ball.radius */
+	CL_PARAM_MASS,       /* ball.mass */
+} ClParamTarget;
+
+/* A named scalar of a scene: "ball.position.x", "ball1.control[0].y",
+ * "elasticity", "gravity.y", "ball.radius". */
+typedef struct ClParam {
+	ClParamTarget target;
+	int ball;
+	int step;
+	int axis;
+} ClParam;
+
+bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size);
+void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_t size);
+double cl_param_get(const ClScene *scene, const ClParam *param);
+void cl_param_set(ClScene *scene, const ClParam *param, double value);
+/* True when the adjoint gives this derivative (initial state and controls). */
+bool cl_param_has_adjoint(const ClParam *param);
+
+/* --------------------------------------------------------------- backends */
+
+typedef enum ClParamKind {
+	CL_PARAM_KIND_REAL,
+	CL_PARAM_KIND_INT,
+	CL_PARAM_KIND_BOOL,
+	CL_PARAM_KIND_CHOICE, /* value is the index into choices */
+} ClParamKind;
+
+typedef struct ClParamDesc {
+	const char *name; /* "stiffness" */
+	ClParamKind kind;
+	double default_value;
+	double min, max;
+	const char *unit;           /* "N/m", "" */
+	const char *help;           /* one line */
+	const char *const *choices; /* NULL-terminated, for CL_PARAM_KIND_CHOICE */
+} ClParamDesc;
+
+/* The precision parameter every float32-mirroring backend has. */
+enum { CL_PRECISION_FLOAT32 = 0, CL_PRECISION_FLOAT64 = 1 };
+
+typedef struct ClBackendInfo {
+	const char *id;      /* stable: "impulse-toi" */
+	const char *label;   /* "Direct impulse + TOI" */
+	const char *family;  /* "impulse", "lcp", "convex", "compliant", "pbd", "exact" */
+	const char *mirrors; /* "DiffTaichi", "analytical gradients", … */
+	bool toi;
+	/* false when the peer's gradient is not the derivative of its own forward
+	 * map (Nimble's hand-written Jacobian): then it differs from FD. */
+	bool gradient_is_derivative;
+	const char *summary; /* what the model does, where its gradient goes wrong */
+	const ClParamDesc *params;
+	int param_count;
+} ClBackendInfo;
+
+int cl_backend_count(void);
+const ClBackendInfo *cl_backend_info(int backend);
+int cl_backend_find(const char *id); /* −1 when unknown */
+int cl_backend_param_find(int backend, const char *name);
+/* The scene's value of a backend parameter (its default unless set). */
+double cl_scene_backend_param(const ClScene *scene, int backend, const char *name);
+bool cl_scene_set_backend_param(ClScene *scene, int backend, const char *name, double value, char *message, size_t size);
+
+/* ----------------------------------------------------------------- status */
+
+typedef enum ClStatusCode {
+	CL_STATUS_OK,
+	CL_STATUS_GRAZING,        /* exact: tangential contact, saltation undefined */
+	CL_STATUS_SIMULTANEOUS,   /* exact: two impacts at the same instant */
+	CL_STATUS_ZENO,           /* exact: infinitely many impacts (resting contact) */
+	CL_STATUS_IN_CONTACT,     /* exact: a contact is active at the start */
+	CL_STATUS_DIVERGED,       /* the state blew up (stiffness too large for dt) */
+	CL_STATUS_NOT_FINITE,     /* a NaN or Inf appeared */
+	CL_STATUS_SOLVER_FAILED,  /* an LCP / QP did not converge */
+	CL_STATUS_UNSUPPORTED,    /* the backend cannot simulate this scene */
+	CL_STATUS_CANCELLED,
+	CL_STATUS_COUNT
+} ClStatusCode;
+
+typedef struct ClStatus {
+	ClStatusCode code;
+	int step; /* control interval where it happened, −1 if none */
+	char message[CL_MESSAGE_MAX];
+} ClStatus;
+
+const char *cl_status_name(ClStatusCode code); /* "ok", "grazing", … */
+
+/* A contact a backend reported: which ball, what it hit, when. */
+typedef struct ClContactEvent {
+	int step;   /* control interval */
+	double time; /* absolute time of the contact (step start for time-stepping) */
+	int ball;
+	int other; /* ≥ 0: a ball index; < 0: wall index −1 − other */
+} ClContactEvent;
+
+/* ---------------------------------------------------------------- rollout */
+
+typedef struct ClRollout ClRollout;
+
+/* Workspace for one backend on one scene; the scene must outlive it and not
+ * change its ball count or steps while it is in use. */
+ClRollout *cl_rollout_new(const ClScene *scene, int backend);
+void cl_rollout_free(ClRollout *rollout);
+
+/* Runs the forward pass from s0 with controls u (NULL: the scene's own).
+ * With record = true it stores the Jacobians for gradients. Returns false
+ * when the status is not ok (the trajectory up to that step is kept). */
+bool cl_rollout_run(ClRollout *rollout, const double *s0, const double *u, bool record);
+
+const ClStatus *cl_rollout_status(const ClRollout *rollout);
+/* (steps + 1) × state size. */
+const double *cl_rollout_states(const ClRollout *rollout);
+/* Steps actually simulated (N unless the run stopped on an error). */
+int cl_rollout_steps_done(const ClRollout *rollout);
+double cl_rollout_loss(const ClRollout *rollout);
+int cl_rollout_event_count(const ClRollout *rollout);
+const ClContactEvent *cl_rollout_events(const ClRollout *rollout);
+
+/* Reverse mode through the recorded Jacobians: dL/ds0 (state size) and
+ * dL/du (control size), either may be NULL. */
+void cl_rollout_gradient(const ClRollout *rollout, double *dl_ds0, double *dl_du);
+/* Forward mode: the loss's directional derivative along (ds0, du); either
+ * may be NULL (zero). ds_final (state size) may be NULL. */
+double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
+
+/* The loss of a final state and controls, and its partial derivatives. */
+double cl_loss(const ClScene *scene, const double *s_final, const double *u, double *dl_ds, double *dl_du);
+
+/* ------------------------------------------------------- gradients, named */
+
+/* dL/d(param) by the adjoint (initial state, controls) or, for other
+ * parameters, by central differences. */
+typedef struct ClGradient {
+	double loss;
+	double value;
+	ClStatus status;
+} ClGradient;
+
+/* Central finite difference of the backend's own forward map:
+ * (L(θ+h) − L(θ−h)) / 2h. */
+double cl_finite_difference(const ClScene *scene, int backend, const ClParam *param, double h, ClStatus *status);
+
+/* ------------------------------------------------------------ optimization */
+
+typedef struct ClOptimizeResult {
+	int iterations_done;
+	double *loss;   /* loss at each iteration, before that iteration's update */
+	int parameter_count;
+	double *parameters; /* final values, after the last update */
+	ClStatus status;
+} ClOptimizeResult;
+
+/* Called after each iteration; returning false cancels. */
+typedef bool (*ClOptimizeProgress)(int iteration, double loss, const double *parameters, void *user);
+
+/* Runs the scene's optimization problem (scene->optimize, or def if not NULL)
+ * with one backend. The result's arrays are owned by it (cl_optimize_result_clear). */
+bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, ClOptimizeProgress progress, void *user,
+				 ClOptimizeResult *result);
+void cl_optimize_result_clear(ClOptimizeResult *result);
+/* The scalar parameters an optimize def expands to, and the scene with values applied. */
+ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int *count, char *message, size_t size);
+void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const double *values);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,143 @@
+/* Engine internals shared by the rollout and the backends. Not installed. */
+#pragma once
+
+#include "contactlab/sim.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ tape
+ *
+ * A step's linearisation is recorded as one or more factors, applied in
+ * order: s_out = A·s_in + B·u_n. A factor is either a drift (every ball moves
+ * for τ under constant acceleration: the exact backend's smooth segments) or a
+ * list of blocks. Blocks are per ball pair: A(row, col) is 4×4 (d s'_row /
+ * d s_col), B(row, col) is 4×2 (d s'_row / d u_col), both row-major. A ball
+ * row that has no A block in a factor passes through unchanged (identity);
+ * a row with any A block is exactly the sum of its blocks. So contacts add
+ * pair blocks and memory grows with balls + contacts, never balls².
+ */
+
+typedef struct ClBlockA {
+	int row, col;
+	double m[16];
+} ClBlockA;
+
+typedef struct ClBlockB {
+	int row, col;
+	double m[8];
+} ClBlockB;
+
+typedef enum ClFactorKind {
+	CL_FACTOR_BLOCKS,
+	CL_FACTOR_DRIFT,
+} ClFactorKind;
+
+typedef struct ClFactor {
+	ClFactorKind kind;
+	double tau; /* drift duration */
+	int a_begin, a_count;
+	int b_begin, b_count;
+} ClFactor;
+
+typedef struct ClTape {
+	int ball_count;
+	const double *inverse_mass; /* per ball, for drift factors */
+	ClFactor *factors;
+	int factor_count, factor_capacity;
+	ClBlockA *a;
+	int a_count, a_capacity;
+	ClBlockB *b;
+	int b_count, b_capacity;
+	int *step_begin; /* first factor of each step; steps + 1 entries */
+	int step_count;
+} ClTape;
+
+void cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps);
+void cl_tape_release(ClTape *tape);
+void cl_tape_reset(ClTape *tape);
+void cl_tape_begin_step(ClTape *tape, int step);
+void cl_tape_end_step(ClTape *tape, int step);
+
+/* Starts a block factor; the blocks added next belong to it. */
+void cl_tape_factor(ClTape *tape);
+/* Adds a zeroed block to the current factor and returns it to be filled. */
+double *cl_tape_a(ClTape *tape, int row, int col);
+double *cl_tape_b(ClTape *tape, int row, int col);
+/* Adds a drift factor: p += τv + ½τ²u/m, v += τu/m for every ball. */
+void cl_tape_drift(ClTape *tape, double tau);
+/* Scatters a dense Jacobian of k balls (A: 4k×4k, B: 4k×2k, row-major) as a
+ * new factor, skipping zero blocks but keeping every diagonal one. */
+void cl_tape_dense(ClTape *tape, const int *balls, int k, const double *A, const double *B);
+
+/* λ ← Fᵀλ over the factors of one step, adding Bᵀλ to g_u (2 per ball). */
+void cl_tape_adjoint_step(const ClTape *tape, int step, double *lambda, double *g_u, double *scratch);
+/* δs ← F·δs + B·δu over one step. */
+void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double *du, double *scratch);
+
+/* ------------------------------------------------------------- backends */
+
+typedef struct ClStepContext {
+	const ClScene *scene;
+	const double *params; /* this backend's parameter values */
+	int step;             /* control interval index n */
+	double dt;            /* control interval T / N */
+	ClTape *tape;         /* NULL when no Jacobian is wanted */
+	void *workspace;      /* from the backend's create */
+	ClStatus *status;     /* set through cl_step_fail */
+	ClRollout *rollout;   /* receives cl_step_contact events */
+} ClStepContext;
+
+typedef struct ClBackend {
+	ClBackendInfo info;
+	/* Optional: per-rollout workspace, e.g. float copies of constants. */
+	void *(*create)(const ClScene *scene, const double *params);
+	void (*destroy)(void *workspace);
+	/* Advances one control interval: s_next from s and the interval's
+	 * controls u (2 per ball). With ctx->tape, records its Jacobian. */
+	void (*step)(ClStepContext *ctx, const double *s, const double *u, double *s_next);
+} ClBackend;
+
+const ClBackend *cl_backend_get(int backend);
+
+void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Warnings (grazing, simultaneous, Zeno, in contact) keep the run going and
+ * flag its gradient; every other failure stops the rollout at this step. */
+bool cl_status_is_fatal(ClStatusCode code);
+/* Records a contact for the UI and CSV. */
+void cl_step_contact(ClStepContext *ctx, double time, int ball, int other);
+
+/* Value of a backend parameter by descriptor index. */
+static inline double cl_param_value(const ClStepContext *ctx, int index)
+{
+	return ctx->params[index];
+}
+
+/* ------------------------------------------------------------- precision */
+
+/* Rounds to the backend's working precision; float32 peers round every
+ * intermediate so that branch decisions match theirs. */
+static inline double cl_round(bool f32, double x)
+{
+	return f32 ? (double)(float)x : x;
+}
+
+/* ------------------------------------------------------------- registry */
+
+extern const ClBackend cl_backend_exact;
+extern const ClBackend cl_backend_impulse_toi;
+extern const ClBackend cl_backend_impulse;
+extern const ClBackend cl_backend_convex_toi;
+extern const ClBackend cl_backend_convex;
+extern const ClBackend cl_backend_compliant_warp;
+extern const ClBackend cl_backend_pbd_warp;
+extern const ClBackend cl_backend_compliant_brax;
+extern const ClBackend cl_backend_pbd_brax;
+extern const ClBackend cl_backend_lcp_nimble;
+
+/* Shared parameter choices. */
+extern const char *const cl_precision_choices[];

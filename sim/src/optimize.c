@@ -1,0 +1,189 @@
+/* Gradient descent and Adam over named parameters of a scene. */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool push(ClParam **params, int *count, int *capacity, ClParam p)
+{
+	if (*count == *capacity) {
+		*capacity = *capacity ? 2 * *capacity : 16;
+		ClParam *grown = realloc(*params, sizeof **params * (size_t)*capacity);
+		if (!grown)
+			abort();
+		*params = grown;
+	}
+	(*params)[(*count)++] = p;
+	return true;
+}
+
+ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int *count, char *message, size_t size)
+{
+	ClParam *params = NULL;
+	int capacity = 0;
+	*count = 0;
+	for (int k = 0; k < def->parameter_count; k++) {
+		const char *name = def->parameters[k];
+		const char *dot = strrchr(name, '.');
+		int ball = -1;
+		if (dot) {
+			char id[CL_ID_MAX];
+			size_t len = (size_t)(dot - name);
+			if (len < sizeof id) {
+				memcpy(id, name, len);
+				id[len] = '\0';
+				ball = cl_scene_find_ball(scene, id);
+			}
+		}
+		if (ball >= 0 && strcmp(dot + 1, "control") == 0) {
+			for (int n = 0; n < scene->steps; n++)
+				for (int a = 0; a < 2; a++)
+					push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a});
+			continue;
+		}
+		if (ball >= 0 && (strcmp(dot + 1, "position") == 0 || strcmp(dot + 1, "velocity") == 0)) {
+			ClParamTarget target = strcmp(dot + 1, "position") == 0 ? CL_PARAM_POSITION : CL_PARAM_VELOCITY;
+			for (int a = 0; a < 2; a++)
+				push(&params, count, &capacity, (ClParam){target, ball, 0, a});
+			continue;
+		}
+		ClParam p;
+		char reason[CL_MESSAGE_MAX];
+		if (!cl_param_parse(scene, name, &p, reason, sizeof reason)) {
+			snprintf(message, size, "optimize.parameters[%d]: %s", k, reason);
+			free(params);
+			*count = 0;
+			return NULL;
+		}
+		if (!cl_param_has_adjoint(&p)) {
+			snprintf(message, size,
+					 "optimize.parameters[%d]: \"%s\" cannot be optimized (only initial positions, velocities "
+					 "and controls have gradients)",
+					 k, name);
+			free(params);
+			*count = 0;
+			return NULL;
+		}
+		push(&params, count, &capacity, p);
+	}
+	if (*count == 0) {
+		snprintf(message, size, "optimize.parameters: nothing to optimize");
+		free(params);
+		return NULL;
+	}
+	return params;
+}
+
+void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const double *values)
+{
+	for (int k = 0; k < count; k++)
+		cl_param_set(scene, &params[k], values[k]);
+}
+
+/* Where a parameter lives in the rollout's (s0, u) arrays. */
+static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *u)
+{
+	switch (p->target) {
+	case CL_PARAM_POSITION:
+		return s0 + 4 * p->ball + p->axis;
+	case CL_PARAM_VELOCITY:
+		return s0 + 4 * p->ball + 2 + p->axis;
+	case CL_PARAM_CONTROL:
+		return u + 2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis;
+	default:
+		return NULL;
+	}
+}
+
+void cl_optimize_result_clear(ClOptimizeResult *result)
+{
+	free(result->loss);
+	free(result->parameters);
+	memset(result, 0, sizeof *result);
+}
+
+bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, ClOptimizeProgress progress, void *user,
+				 ClOptimizeResult *result)
+{
+	memset(result, 0, sizeof *result);
+	result->status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
+	if (!def)
+		def = &scene->optimize;
+	int count;
+	ClParam *params = cl_optimize_expand(scene, def, &count, result->status.message, sizeof result->status.message);
+	if (!params) {
+		result->status.code = CL_STATUS_UNSUPPORTED;
+		return false;
+	}
+	/* a float32 peer stores its parameters in float32 and updates them there */
+	double precision = cl_scene_backend_param(scene, backend, "precision");
+	bool f32 = precision == CL_PRECISION_FLOAT32;
+	int ns = cl_state_size(scene), nu = cl_control_size(scene);
+	double *s0 = calloc((size_t)ns, sizeof(double));
+	double *u = calloc((size_t)nu + 1, sizeof(double));
+	double *g_s0 = calloc((size_t)ns, sizeof(double));
+	double *g_u = calloc((size_t)nu + 1, sizeof(double));
+	double *m = calloc((size_t)count, sizeof(double));
+	double *v = calloc((size_t)count, sizeof(double));
+	double *values = calloc((size_t)count, sizeof(double));
+	result->loss = calloc((size_t)def->iterations + 1, sizeof(double));
+	if (!s0 || !u || !g_s0 || !g_u || !m || !v || !values || !result->loss)
+		abort();
+	cl_scene_initial_state(scene, s0);
+	cl_scene_controls(scene, u);
+	for (int k = 0; k < count; k++) {
+		double *x = slot(scene, &params[k], s0, u);
+		*x = cl_round(f32, *x);
+	}
+	ClRollout *r = cl_rollout_new(scene, backend);
+	double lr = def->learning_rate;
+	for (int it = 0; it < def->iterations; it++) {
+		cl_rollout_run(r, s0, u, true);
+		const ClStatus *status = cl_rollout_status(r);
+		if (cl_status_is_fatal(status->code) && status->code != CL_STATUS_OK) {
+			result->status = *status;
+			break;
+		}
+		if (result->status.code == CL_STATUS_OK && status->code != CL_STATUS_OK)
+			result->status = *status; /* first warning, e.g. a grazing contact */
+		result->loss[it] = cl_rollout_loss(r);
+		cl_rollout_gradient(r, g_s0, g_u);
+		for (int k = 0; k < count; k++) {
+			double *x = slot(scene, &params[k], s0, u);
+			double g = *slot(scene, &params[k], g_s0, g_u);
+			if (def->optimizer == CL_OPTIMIZER_ADAM) {
+				const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+				m[k] = beta1 * m[k] + (1 - beta1) * g;
+				v[k] = beta2 * v[k] + (1 - beta2) * g * g;
+				double mh = m[k] / (1 - pow(beta1, it + 1)), vh = v[k] / (1 - pow(beta2, it + 1));
+				*x = cl_round(f32, *x - lr * mh / (sqrt(vh) + eps));
+			} else {
+				*x = cl_round(f32, *x - cl_round(f32, lr * cl_round(f32, g)));
+			}
+		}
+		result->iterations_done = it + 1;
+		if (progress) {
+			for (int k = 0; k < count; k++)
+				values[k] = *slot(scene, &params[k], s0, u);
+			if (!progress(it, result->loss[it], values, user)) {
+				result->status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};
+				snprintf(result->status.message, sizeof result->status.message, "cancelled at iteration %d", it);
+				break;
+			}
+		}
+	}
+	for (int k = 0; k < count; k++)
+		values[k] = *slot(scene, &params[k], s0, u);
+	result->parameter_count = count;
+	result->parameters = values;
+	cl_rollout_free(r);
+	free(params);
+	free(s0);
+	free(u);
+	free(g_s0);
+	free(g_u);
+	free(m);
+	free(v);
+	return result->status.code == CL_STATUS_OK || !cl_status_is_fatal(result->status.code);
+}

@@ -1,0 +1,217 @@
+/* Named scalar parameters of a scene: "ball.velocity.x", "ball1.control[3].y". */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool fail(char *message, size_t size, const char *name, const char *reason)
+{
+	if (message && size)
+		snprintf(message, size, "parameter \"%s\": %s", name, reason);
+	return false;
+}
+
+static int parse_axis(const char *s)
+{
+	if (strcmp(s, "x") == 0)
+		return 0;
+	if (strcmp(s, "y") == 0)
+		return 1;
+	return -1;
+}
+
+bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size)
+{
+	*param = (ClParam){.ball = -1, .step = 0, .axis = 0};
+	if (strcmp(name, "elasticity") == 0) {
+		param->target = CL_PARAM_ELASTICITY;
+		return true;
+	}
+	if (strcmp(name, "friction") == 0) {
+		param->target = CL_PARAM_FRICTION;
+		return true;
+	}
+	if (strcmp(name, "duration") == 0) {
+		param->target = CL_PARAM_DURATION;
+		return true;
+	}
+	if (strncmp(name, "gravity.", 8) == 0) {
+		param->target = CL_PARAM_GRAVITY;
+		param->axis = parse_axis(name + 8);
+		return param->axis >= 0 || fail(message, size, name, "the axis must be x or y");
+	}
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return fail(message, size, name, "expected BALL.position.x, BALL.velocity.y, BALL.control[K].x, "
+										 "BALL.radius, BALL.mass, elasticity, friction, duration or gravity.x");
+	char id[CL_ID_MAX];
+	size_t len = (size_t)(dot - name);
+	if (len >= sizeof id)
+		return fail(message, size, name, "ball id too long");
+	memcpy(id, name, len);
+	id[len] = '\0';
+	param->ball = cl_scene_find_ball(scene, id);
+	if (param->ball < 0)
+		return fail(message, size, name, "no ball with this id");
+	const char *rest = dot + 1;
+	if (strcmp(rest, "radius") == 0) {
+		param->target = CL_PARAM_RADIUS;
+		return true;
+	}
+	if (strcmp(rest, "mass") == 0) {
+		param->target = CL_PARAM_MASS;
+		return true;
+	}
+	const char *axis;
+	if (strncmp(rest, "position.", 9) == 0) {
+		param->target = CL_PARAM_POSITION;
+		axis = rest + 9;
+	} else if (strncmp(rest, "velocity.", 9) == 0) {
+		param->target = CL_PARAM_VELOCITY;
+		axis = rest + 9;
+	} else if (strncmp(rest, "control[", 8) == 0) {
+		param->target = CL_PARAM_CONTROL;
+		char *end;
+		long k = strtol(rest + 8, &end, 10);
+		if (end == rest + 8 || end[0] != ']' || end[1] != '.')
+			return fail(message, size, name, "expected control[K].x with an integer K");
+		if (k < 0 || k >= scene->steps)
+			return fail(message, size, name, "the control index is outside 0 … steps − 1");
+		param->step = (int)k;
+		axis = end + 2;
+	} else {
+		return fail(message, size, name, "expected position, velocity, control[K], radius or mass after the ball id");
+	}
+	param->axis = parse_axis(axis);
+	return param->axis >= 0 || fail(message, size, name, "the axis must be x or y");
+}
+
+void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_t size)
+{
+	const char *axis = param->axis ? "y" : "x";
+	const char *ball = param->ball >= 0 && param->ball < scene->ball_count ? scene->balls[param->ball].id : "?";
+	switch (param->target) {
+	case CL_PARAM_POSITION:
+		snprintf(name, size, "%s.position.%s", ball, axis);
+		break;
+	case CL_PARAM_VELOCITY:
+		snprintf(name, size, "%s.velocity.%s", ball, axis);
+		break;
+	case CL_PARAM_CONTROL:
+		snprintf(name, size, "%s.control[%d].%s", ball, param->step, axis);
+		break;
+	case CL_PARAM_ELASTICITY:
+		snprintf(name, size, "elasticity");
+		break;
+	case CL_PARAM_FRICTION:
+		snprintf(name, size, "friction");
+		break;
+	case CL_PARAM_DURATION:
+		snprintf(name, size, "duration");
+		break;
+	case CL_PARAM_GRAVITY:
+		snprintf(name, size, "gravity.%s", axis);
+		break;
+	case CL_PARAM_RADIUS:
+		snprintf(name, size, "%s.radius", ball);
+		break;
+	case CL_PARAM_MASS:
+		snprintf(name, size, "%s.mass", ball);
+		break;
+	}
+}
+
+static double *axis_of(ClVec2 *v, int axis)
+{
+	return axis ? &v->y : &v->x;
+}
+
+static ClVec2 control_at(const ClScene *scene, const ClBall *ball, int step)
+{
+	if (ball->control_kind == CL_CONTROL_CONSTANT)
+		return ball->control_constant;
+	if (ball->control_kind == CL_CONTROL_SEQUENCE && ball->control_sequence && step < scene->steps)
+		return ball->control_sequence[step];
+	return (ClVec2){0.0, 0.0};
+}
+
+double cl_param_get(const ClScene *scene, const ClParam *param)
+{
+	ClScene *s = (ClScene *)scene; /* axis_of only reads here */
+	switch (param->target) {
+	case CL_PARAM_POSITION:
+		return *axis_of(&s->balls[param->ball].position, param->axis);
+	case CL_PARAM_VELOCITY:
+		return *axis_of(&s->balls[param->ball].velocity, param->axis);
+	case CL_PARAM_CONTROL: {
+		ClVec2 u = control_at(scene, &scene->balls[param->ball], param->step);
+		return param->axis ? u.y : u.x;
+	}
+	case CL_PARAM_ELASTICITY:
+		return scene->elasticity;
+	case CL_PARAM_FRICTION:
+		return scene->friction;
+	case CL_PARAM_DURATION:
+		return scene->duration;
+	case CL_PARAM_GRAVITY:
+		return param->axis ? scene->gravity.y : scene->gravity.x;
+	case CL_PARAM_RADIUS:
+		return scene->balls[param->ball].radius;
+	case CL_PARAM_MASS:
+		return scene->balls[param->ball].mass;
+	}
+	return NAN;
+}
+
+void cl_param_set(ClScene *scene, const ClParam *param, double value)
+{
+	switch (param->target) {
+	case CL_PARAM_POSITION:
+		*axis_of(&scene->balls[param->ball].position, param->axis) = value;
+		break;
+	case CL_PARAM_VELOCITY:
+		*axis_of(&scene->balls[param->ball].velocity, param->axis) = value;
+		break;
+	case CL_PARAM_CONTROL: {
+		ClBall *ball = &scene->balls[param->ball];
+		if (ball->control_kind != CL_CONTROL_SEQUENCE) {
+			/* one entry changes: the ball needs a per-interval sequence */
+			ClVec2 c = control_at(scene, ball, 0);
+			free(ball->control_sequence);
+			ball->control_sequence = calloc((size_t)scene->steps, sizeof(ClVec2));
+			if (!ball->control_sequence)
+				abort();
+			for (int n = 0; n < scene->steps; n++)
+				ball->control_sequence[n] = c;
+			ball->control_kind = CL_CONTROL_SEQUENCE;
+		}
+		*axis_of(&ball->control_sequence[param->step], param->axis) = value;
+		break;
+	}
+	case CL_PARAM_ELASTICITY:
+		scene->elasticity = value;
+		break;
+	case CL_PARAM_FRICTION:
+		scene->friction = value;
+		break;
+	case CL_PARAM_DURATION:
+		scene->duration = value;
+		break;
+	case CL_PARAM_GRAVITY:
+		*axis_of(&scene->gravity, param->axis) = value;
+		break;
+	case CL_PARAM_RADIUS:
+		scene->balls[param->ball].radius = value;
+		break;
+	case CL_PARAM_MASS:
+		scene->balls[param->ball].mass = value;
+		break;
+	}
+}
+
+bool cl_param_has_adjoint(const ClParam *param)
+{
+	return param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY ||
+		   param->target == CL_PARAM_CONTROL;
+}

@@ -1,0 +1,397 @@
+/* Scene authoring data: creation, copies, edits, validation. */
+#include "core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size);
+	if (!p)
+		abort();
+	return p;
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static void copy_id(char *dst, const char *src)
+{
+	snprintf(dst, CL_ID_MAX, "%s", src ? src : "");
+}
+
+ClScene *cl_scene_new(void)
+{
+	ClScene *scene = xcalloc(1, sizeof *scene);
+	snprintf(scene->name, sizeof scene->name, "Untitled");
+	scene->duration = 1.0;
+	scene->steps = 480;
+	scene->elasticity = 1.0;
+	scene->optimize.learning_rate = 0.01;
+	scene->optimize.iterations = 100;
+	int count = cl_backend_count();
+	scene->backend_params = xcalloc((size_t)count, sizeof *scene->backend_params);
+	for (int b = 0; b < count; b++) {
+		const ClBackendInfo *info = cl_backend_info(b);
+		for (int i = 0; i < info->param_count; i++)
+			scene->backend_params[b].values[i] = info->params[i].default_value;
+	}
+	return scene;
+}
+
+ClScene *cl_scene_copy(const ClScene *scene)
+{
+	ClScene *copy = xcalloc(1, sizeof *copy);
+	*copy = *scene;
+	copy->balls = xcalloc((size_t)scene->ball_count, sizeof *copy->balls);
+	memcpy(copy->balls, scene->balls, sizeof *copy->balls * (size_t)scene->ball_count);
+	for (int i = 0; i < scene->ball_count; i++) {
+		if (scene->balls[i].control_sequence) {
+			copy->balls[i].control_sequence = xcalloc((size_t)scene->steps, sizeof(ClVec2));
+			memcpy(copy->balls[i].control_sequence, scene->balls[i].control_sequence,
+				   sizeof(ClVec2) * (size_t)scene->steps);
+		}
+	}
+	copy->walls = xcalloc((size_t)scene->wall_count, sizeof *copy->walls);
+	memcpy(copy->walls, scene->walls, sizeof *copy->walls * (size_t)scene->wall_count);
+	copy->loss = xcalloc((size_t)scene->loss_count, sizeof *copy->loss);
+	memcpy(copy->loss, scene->loss, sizeof *copy->loss * (size_t)scene->loss_count);
+	int count = cl_backend_count();
+	copy->backend_params = xcalloc((size_t)count, sizeof *copy->backend_params);
+	memcpy(copy->backend_params, scene->backend_params, sizeof *copy->backend_params * (size_t)count);
+	return copy;
+}
+
+void cl_scene_free(ClScene *scene)
+{
+	if (!scene)
+		return;
+	for (int i = 0; i < scene->ball_count; i++)
+		free(scene->balls[i].control_sequence);
+	free(scene->balls);
+	free(scene->walls);
+	free(scene->loss);
+	free(scene->backend_params);
+	free(scene);
+}
+
+ClBall *cl_scene_add_ball(ClScene *scene, const char *id)
+{
+	scene->balls = xrealloc(scene->balls, sizeof *scene->balls * (size_t)(scene->ball_count + 1));
+	ClBall *ball = &scene->balls[scene->ball_count++];
+	*ball = (ClBall){.radius = 0.1, .mass = 1.0};
+	copy_id(ball->id, id);
+	return ball;
+}
+
+ClWall *cl_scene_add_wall(ClScene *scene, const char *id)
+{
+	scene->walls = xrealloc(scene->walls, sizeof *scene->walls * (size_t)(scene->wall_count + 1));
+	ClWall *wall = &scene->walls[scene->wall_count++];
+	*wall = (ClWall){.normal = {0.0, 1.0}};
+	copy_id(wall->id, id);
+	return wall;
+}
+
+ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type)
+{
+	scene->loss = xrealloc(scene->loss, sizeof *scene->loss * (size_t)(scene->loss_count + 1));
+	ClLossTerm *term = &scene->loss[scene->loss_count++];
+	*term = (ClLossTerm){.type = type, .weight = 1.0, .axis = 1};
+	return term;
+}
+
+void cl_scene_remove_ball(ClScene *scene, int index)
+{
+	if (index < 0 || index >= scene->ball_count)
+		return;
+	free(scene->balls[index].control_sequence);
+	memmove(&scene->balls[index], &scene->balls[index + 1],
+			sizeof *scene->balls * (size_t)(scene->ball_count - index - 1));
+	scene->ball_count--;
+	for (int k = scene->loss_count - 1; k >= 0; k--) {
+		if (scene->loss[k].ball == index)
+			cl_scene_remove_loss(scene, k);
+		else if (scene->loss[k].ball > index)
+			scene->loss[k].ball--;
+	}
+}
+
+void cl_scene_remove_wall(ClScene *scene, int index)
+{
+	if (index < 0 || index >= scene->wall_count)
+		return;
+	memmove(&scene->walls[index], &scene->walls[index + 1],
+			sizeof *scene->walls * (size_t)(scene->wall_count - index - 1));
+	scene->wall_count--;
+}
+
+void cl_scene_remove_loss(ClScene *scene, int index)
+{
+	if (index < 0 || index >= scene->loss_count)
+		return;
+	memmove(&scene->loss[index], &scene->loss[index + 1],
+			sizeof *scene->loss * (size_t)(scene->loss_count - index - 1));
+	scene->loss_count--;
+}
+
+int cl_scene_find_ball(const ClScene *scene, const char *id)
+{
+	for (int i = 0; i < scene->ball_count; i++)
+		if (strcmp(scene->balls[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+int cl_scene_find_wall(const ClScene *scene, const char *id)
+{
+	for (int i = 0; i < scene->wall_count; i++)
+		if (strcmp(scene->walls[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+void cl_scene_set_steps(ClScene *scene, int steps)
+{
+	if (steps <= 0 || steps == scene->steps)
+		return;
+	for (int i = 0; i < scene->ball_count; i++) {
+		ClBall *ball = &scene->balls[i];
+		if (!ball->control_sequence)
+			continue;
+		ClVec2 *resampled = xcalloc((size_t)steps, sizeof *resampled);
+		for (int n = 0; n < steps; n++) {
+			/* the old interval that holds the new interval's midpoint */
+			long k = (long)((n + 0.5) * scene->steps / steps);
+			resampled[n] = ball->control_sequence[k < scene->steps ? k : scene->steps - 1];
+		}
+		free(ball->control_sequence);
+		ball->control_sequence = resampled;
+	}
+	scene->steps = steps;
+}
+
+void cl_scene_set_control_sequence(ClScene *scene, int ball_index, const double *u)
+{
+	ClBall *ball = &scene->balls[ball_index];
+	if (!ball->control_sequence)
+		ball->control_sequence = xcalloc((size_t)scene->steps, sizeof(ClVec2));
+	for (int n = 0; n < scene->steps; n++)
+		ball->control_sequence[n] = (ClVec2){u[2 * n], u[2 * n + 1]};
+	ball->control_kind = CL_CONTROL_SEQUENCE;
+}
+
+void cl_scene_initial_state(const ClScene *scene, double *s0)
+{
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *ball = &scene->balls[i];
+		s0[4 * i + 0] = ball->position.x;
+		s0[4 * i + 1] = ball->position.y;
+		s0[4 * i + 2] = ball->velocity.x;
+		s0[4 * i + 3] = ball->velocity.y;
+	}
+}
+
+void cl_scene_controls(const ClScene *scene, double *u)
+{
+	int nb = scene->ball_count;
+	for (int n = 0; n < scene->steps; n++) {
+		for (int i = 0; i < nb; i++) {
+			const ClBall *ball = &scene->balls[i];
+			ClVec2 f = {0.0, 0.0};
+			if (ball->control_kind == CL_CONTROL_CONSTANT)
+				f = ball->control_constant;
+			else if (ball->control_kind == CL_CONTROL_SEQUENCE && ball->control_sequence)
+				f = ball->control_sequence[n];
+			u[2 * (n * nb + i)] = f.x;
+			u[2 * (n * nb + i) + 1] = f.y;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ validation */
+
+static bool fail(char *message, size_t size, const char *format, ...)
+{
+	if (message && size) {
+		va_list args;
+		va_start(args, format);
+		vsnprintf(message, size, format, args);
+		va_end(args);
+	}
+	return false;
+}
+
+static bool finite2(ClVec2 v)
+{
+	return isfinite(v.x) && isfinite(v.y);
+}
+
+static bool check_id(const char *id, const char *what, int index, char *message, size_t size)
+{
+	if (!id[0])
+		return fail(message, size, "%s[%d].id: must not be empty", what, index);
+	for (const char *c = id; *c; c++)
+		if (!(*c == '_' || *c == '-' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+			  (*c >= 'A' && *c <= 'Z')))
+			return fail(message, size, "%s[%d].id: \"%s\" may contain only letters, digits, '_' and '-'", what,
+						index, id);
+	return true;
+}
+
+bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
+{
+	if (!(isfinite(scene->duration) && scene->duration > 0.0))
+		return fail(message, size, "duration: must be a positive finite number of seconds");
+	if (scene->steps <= 0)
+		return fail(message, size, "steps: must be a positive integer");
+	if (scene->steps > CL_MAX_STEPS)
+		return fail(message, size, "steps: %d is more than the limit of %d", scene->steps, CL_MAX_STEPS);
+	if (!finite2(scene->gravity))
+		return fail(message, size, "gravity: must be finite");
+	if (!(isfinite(scene->elasticity) && scene->elasticity >= 0.0 && scene->elasticity <= 1.0))
+		return fail(message, size, "elasticity: must be between 0 and 1");
+	if (!(isfinite(scene->friction) && scene->friction >= 0.0))
+		return fail(message, size, "friction: must be a non-negative finite number");
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *b = &scene->balls[i];
+		if (!check_id(b->id, "balls", i, message, size))
+			return false;
+		for (int j = 0; j < i; j++)
+			if (strcmp(scene->balls[j].id, b->id) == 0)
+				return fail(message, size, "balls[%d].id: \"%s\" is already used by balls[%d]", i, b->id, j);
+		if (!(isfinite(b->radius) && b->radius > 0.0))
+			return fail(message, size, "balls[%d].radius: must be positive and finite", i);
+		if (!(isfinite(b->mass) && b->mass > 0.0))
+			return fail(message, size, "balls[%d].mass: must be positive and finite", i);
+		if (!finite2(b->position))
+			return fail(message, size, "balls[%d].position: must be finite", i);
+		if (!finite2(b->velocity))
+			return fail(message, size, "balls[%d].velocity: must be finite", i);
+		if (b->control_kind == CL_CONTROL_CONSTANT && !finite2(b->control_constant))
+			return fail(message, size, "balls[%d].control.constant: must be finite", i);
+		if (b->control_kind == CL_CONTROL_SEQUENCE) {
+			if (!b->control_sequence)
+				return fail(message, size, "balls[%d].control.sequence: missing", i);
+			for (int n = 0; n < scene->steps; n++)
+				if (!finite2(b->control_sequence[n]))
+					return fail(message, size, "balls[%d].control.sequence[%d]: must be finite", i, n);
+		}
+	}
+	for (int w = 0; w < scene->wall_count; w++) {
+		const ClWall *wall = &scene->walls[w];
+		if (!check_id(wall->id, "walls", w, message, size))
+			return false;
+		for (int j = 0; j < w; j++)
+			if (strcmp(scene->walls[j].id, wall->id) == 0)
+				return fail(message, size, "walls[%d].id: \"%s\" is already used by walls[%d]", w, wall->id, j);
+		if (!finite2(wall->point))
+			return fail(message, size, "walls[%d].point: must be finite", w);
+		if (!finite2(wall->normal))
+			return fail(message, size, "walls[%d].normal: must be finite", w);
+		double len = hypot(wall->normal.x, wall->normal.y);
+		if (!(len > 0.0) || fabs(len - 1.0) > 1e-9)
+			return fail(message, size, "walls[%d].normal: must be a unit vector (got length %g)", w, len);
+	}
+	/* overlaps at t = 0 */
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *a = &scene->balls[i];
+		for (int w = 0; w < scene->wall_count; w++) {
+			const ClWall *wall = &scene->walls[w];
+			double gap = wall->normal.x * (a->position.x - wall->point.x) +
+						 wall->normal.y * (a->position.y - wall->point.y) - a->radius;
+			if (gap < 0.0)
+				return fail(message, size, "balls[%d].position: ball \"%s\" overlaps wall \"%s\" by %g at t = 0", i,
+							a->id, wall->id, -gap);
+		}
+		for (int j = 0; j < i; j++) {
+			const ClBall *b = &scene->balls[j];
+			double d = hypot(a->position.x - b->position.x, a->position.y - b->position.y);
+			if (d < a->radius + b->radius)
+				return fail(message, size, "balls[%d].position: ball \"%s\" overlaps ball \"%s\" at t = 0", i, a->id,
+							b->id);
+		}
+	}
+	for (int k = 0; k < scene->loss_count; k++) {
+		const ClLossTerm *t = &scene->loss[k];
+		if (t->ball < 0 || t->ball >= scene->ball_count)
+			return fail(message, size, "loss[%d].ball: no such ball", k);
+		if (!isfinite(t->weight))
+			return fail(message, size, "loss[%d].weight: must be finite", k);
+		if (t->type == CL_LOSS_FINAL_POSITION && !finite2(t->target))
+			return fail(message, size, "loss[%d].target: must be finite", k);
+		if (t->axis != 0 && t->axis != 1)
+			return fail(message, size, "loss[%d].axis: must be \"x\" or \"y\"", k);
+	}
+	if (!(isfinite(scene->optimize.learning_rate) && scene->optimize.learning_rate > 0.0))
+		return fail(message, size, "optimize.learning_rate: must be positive and finite");
+	if (scene->optimize.iterations < 0 || scene->optimize.iterations > 1000000)
+		return fail(message, size, "optimize.iterations: must be between 0 and 1000000");
+	for (int b = 0; b < cl_backend_count(); b++) {
+		const ClBackendInfo *info = cl_backend_info(b);
+		for (int i = 0; i < info->param_count; i++) {
+			const ClParamDesc *d = &info->params[i];
+			double v = scene->backend_params[b].values[i];
+			if (!(isfinite(v) && v >= d->min && v <= d->max))
+				return fail(message, size, "backends.%s.%s: %g is outside [%g, %g]", info->id, d->name, v, d->min,
+							d->max);
+			if (d->kind != CL_PARAM_KIND_REAL && v != floor(v))
+				return fail(message, size, "backends.%s.%s: must be a whole number", info->id, d->name);
+		}
+	}
+	return true;
+}
+
+static bool vec_equal(ClVec2 a, ClVec2 b)
+{
+	return a.x == b.x && a.y == b.y;
+}
+
+bool cl_scene_equal(const ClScene *a, const ClScene *b)
+{
+	if (strcmp(a->name, b->name) || a->duration != b->duration || a->steps != b->steps ||
+		!vec_equal(a->gravity, b->gravity) || a->elasticity != b->elasticity || a->friction != b->friction ||
+		a->ball_count != b->ball_count || a->wall_count != b->wall_count || a->loss_count != b->loss_count)
+		return false;
+	for (int i = 0; i < a->ball_count; i++) {
+		const ClBall *x = &a->balls[i], *y = &b->balls[i];
+		if (strcmp(x->id, y->id) || x->radius != y->radius || x->mass != y->mass ||
+			!vec_equal(x->position, y->position) || !vec_equal(x->velocity, y->velocity) ||
+			x->control_kind != y->control_kind)
+			return false;
+		if (x->control_kind == CL_CONTROL_CONSTANT && !vec_equal(x->control_constant, y->control_constant))
+			return false;
+		if (x->control_kind == CL_CONTROL_SEQUENCE)
+			for (int n = 0; n < a->steps; n++)
+				if (!vec_equal(x->control_sequence[n], y->control_sequence[n]))
+					return false;
+	}
+	for (int w = 0; w < a->wall_count; w++)
+		if (strcmp(a->walls[w].id, b->walls[w].id) || !vec_equal(a->walls[w].point, b->walls[w].point) ||
+			!vec_equal(a->walls[w].normal, b->walls[w].normal))
+			return false;
+	for (int k = 0; k < a->loss_count; k++) {
+		const ClLossTerm *x = &a->loss[k], *y = &b->loss[k];
+		if (x->type != y->type || x->ball != y->ball || x->weight != y->weight)
+			return false;
+		if (x->type == CL_LOSS_FINAL_POSITION && !vec_equal(x->target, y->target))
+			return false;
+		if (x->type == CL_LOSS_FINAL_COORDINATE && x->axis != y->axis)
+			return false;
+	}
+	const ClOptimizeDef *oa = &a->optimize, *ob = &b->optimize;
+	if (oa->parameter_count != ob->parameter_count || oa->learning_rate != ob->learning_rate ||
+		oa->iterations != ob->iterations || oa->optimizer != ob->optimizer)
+		return false;
+	for (int k = 0; k < oa->parameter_count; k++)
+		if (strcmp(oa->parameters[k], ob->parameters[k]))
+			return false;
+	return memcmp(a->backend_params, b->backend_params, sizeof *a->backend_params * (size_t)cl_backend_count()) == 0;
+}

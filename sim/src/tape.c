@@ -1,0 +1,218 @@
+/* The recorded linearisation of a rollout and its forward/adjoint sweeps. */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *grow(void *data, int *capacity, int needed, size_t item)
+{
+	if (needed <= *capacity)
+		return data;
+	int capacity_new = *capacity ? *capacity : 64;
+	while (capacity_new < needed)
+		capacity_new *= 2;
+	void *data_new = realloc(data, (size_t)capacity_new * item);
+	if (!data_new)
+		abort(); /* out of memory: nothing sensible to continue with */
+	*capacity = capacity_new;
+	return data_new;
+}
+
+void cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps)
+{
+	memset(tape, 0, sizeof *tape);
+	tape->ball_count = ball_count;
+	tape->inverse_mass = inverse_mass;
+	tape->step_begin = calloc((size_t)steps + 1, sizeof *tape->step_begin);
+	if (!tape->step_begin)
+		abort();
+	tape->step_count = steps;
+}
+
+void cl_tape_release(ClTape *tape)
+{
+	free(tape->factors);
+	free(tape->a);
+	free(tape->b);
+	free(tape->step_begin);
+	memset(tape, 0, sizeof *tape);
+}
+
+void cl_tape_reset(ClTape *tape)
+{
+	tape->factor_count = 0;
+	tape->a_count = 0;
+	tape->b_count = 0;
+}
+
+void cl_tape_begin_step(ClTape *tape, int step)
+{
+	tape->step_begin[step] = tape->factor_count;
+}
+
+void cl_tape_end_step(ClTape *tape, int step)
+{
+	tape->step_begin[step + 1] = tape->factor_count;
+}
+
+static ClFactor *push_factor(ClTape *tape, ClFactorKind kind)
+{
+	tape->factors = grow(tape->factors, &tape->factor_capacity, tape->factor_count + 1, sizeof *tape->factors);
+	ClFactor *f = &tape->factors[tape->factor_count++];
+	*f = (ClFactor){.kind = kind, .a_begin = tape->a_count, .b_begin = tape->b_count};
+	return f;
+}
+
+void cl_tape_factor(ClTape *tape)
+{
+	push_factor(tape, CL_FACTOR_BLOCKS);
+}
+
+double *cl_tape_a(ClTape *tape, int row, int col)
+{
+	tape->a = grow(tape->a, &tape->a_capacity, tape->a_count + 1, sizeof *tape->a);
+	ClBlockA *block = &tape->a[tape->a_count++];
+	memset(block, 0, sizeof *block);
+	block->row = row;
+	block->col = col;
+	tape->factors[tape->factor_count - 1].a_count++;
+	return block->m;
+}
+
+double *cl_tape_b(ClTape *tape, int row, int col)
+{
+	tape->b = grow(tape->b, &tape->b_capacity, tape->b_count + 1, sizeof *tape->b);
+	ClBlockB *block = &tape->b[tape->b_count++];
+	memset(block, 0, sizeof *block);
+	block->row = row;
+	block->col = col;
+	tape->factors[tape->factor_count - 1].b_count++;
+	return block->m;
+}
+
+void cl_tape_drift(ClTape *tape, double tau)
+{
+	push_factor(tape, CL_FACTOR_DRIFT)->tau = tau;
+}
+
+static bool all_zero(const double *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (m[i] != 0.0)
+			return false;
+	return true;
+}
+
+void cl_tape_dense(ClTape *tape, const int *balls, int k, const double *A, const double *B)
+{
+	cl_tape_factor(tape);
+	int stride_a = 4 * k, stride_b = 2 * k;
+	for (int i = 0; i < k; i++) {
+		for (int j = 0; j < k; j++) {
+			double m[16];
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < 4; c++)
+					m[4 * r + c] = A[(4 * i + r) * stride_a + 4 * j + c];
+			if (i == j || !all_zero(m, 16))
+				memcpy(cl_tape_a(tape, balls[i], balls[j]), m, sizeof m);
+			if (!B)
+				continue;
+			double mb[8];
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < 2; c++)
+					mb[2 * r + c] = B[(4 * i + r) * stride_b + 2 * j + c];
+			if (!all_zero(mb, 8))
+				memcpy(cl_tape_b(tape, balls[i], balls[j]), mb, sizeof mb);
+		}
+	}
+}
+
+/* scratch: 4·balls doubles + balls bytes' worth of doubles (row marks) */
+static void adjoint_factor(const ClTape *tape, const ClFactor *f, double *lambda, double *g_u, double *scratch)
+{
+	int n = tape->ball_count;
+	if (f->kind == CL_FACTOR_DRIFT) {
+		double tau = f->tau;
+		for (int i = 0; i < n; i++) {
+			double *l = lambda + 4 * i;
+			double w = tape->inverse_mass[i];
+			g_u[2 * i] += (0.5 * tau * tau * l[0] + tau * l[2]) * w;
+			g_u[2 * i + 1] += (0.5 * tau * tau * l[1] + tau * l[3]) * w;
+			l[2] += tau * l[0];
+			l[3] += tau * l[1];
+		}
+		return;
+	}
+	for (int k = 0; k < f->b_count; k++) {
+		const ClBlockB *b = &tape->b[f->b_begin + k];
+		const double *l = lambda + 4 * b->row;
+		for (int c = 0; c < 2; c++)
+			g_u[2 * b->col + c] += b->m[c] * l[0] + b->m[2 + c] * l[1] + b->m[4 + c] * l[2] + b->m[6 + c] * l[3];
+	}
+	if (f->a_count == 0)
+		return;
+	/* λ_in = λ_out on untouched rows; touched rows get only Aᵀλ_out. */
+	double *out = scratch;
+	memcpy(out, lambda, sizeof(double) * 4 * (size_t)n);
+	for (int k = 0; k < f->a_count; k++) {
+		int row = tape->a[f->a_begin + k].row;
+		memset(lambda + 4 * row, 0, sizeof(double) * 4);
+	}
+	for (int k = 0; k < f->a_count; k++) {
+		const ClBlockA *a = &tape->a[f->a_begin + k];
+		const double *l = out + 4 * a->row;
+		double *t = lambda + 4 * a->col;
+		for (int c = 0; c < 4; c++)
+			t[c] += a->m[c] * l[0] + a->m[4 + c] * l[1] + a->m[8 + c] * l[2] + a->m[12 + c] * l[3];
+	}
+}
+
+static void forward_factor(const ClTape *tape, const ClFactor *f, double *ds, const double *du, double *scratch)
+{
+	int n = tape->ball_count;
+	if (f->kind == CL_FACTOR_DRIFT) {
+		double tau = f->tau;
+		for (int i = 0; i < n; i++) {
+			double *d = ds + 4 * i;
+			double w = tape->inverse_mass[i];
+			double ax = du ? du[2 * i] * w : 0.0, ay = du ? du[2 * i + 1] * w : 0.0;
+			d[0] += tau * d[2] + 0.5 * tau * tau * ax;
+			d[1] += tau * d[3] + 0.5 * tau * tau * ay;
+			d[2] += tau * ax;
+			d[3] += tau * ay;
+		}
+		return;
+	}
+	double *in = scratch;
+	memcpy(in, ds, sizeof(double) * 4 * (size_t)n);
+	for (int k = 0; k < f->a_count; k++)
+		memset(ds + 4 * tape->a[f->a_begin + k].row, 0, sizeof(double) * 4);
+	for (int k = 0; k < f->a_count; k++) {
+		const ClBlockA *a = &tape->a[f->a_begin + k];
+		const double *x = in + 4 * a->col;
+		double *y = ds + 4 * a->row;
+		for (int r = 0; r < 4; r++)
+			y[r] += a->m[4 * r] * x[0] + a->m[4 * r + 1] * x[1] + a->m[4 * r + 2] * x[2] + a->m[4 * r + 3] * x[3];
+	}
+	if (!du)
+		return;
+	for (int k = 0; k < f->b_count; k++) {
+		const ClBlockB *b = &tape->b[f->b_begin + k];
+		const double *x = du + 2 * b->col;
+		double *y = ds + 4 * b->row;
+		for (int r = 0; r < 4; r++)
+			y[r] += b->m[2 * r] * x[0] + b->m[2 * r + 1] * x[1];
+	}
+}
+
+void cl_tape_adjoint_step(const ClTape *tape, int step, double *lambda, double *g_u, double *scratch)
+{
+	for (int k = tape->step_begin[step + 1] - 1; k >= tape->step_begin[step]; k--)
+		adjoint_factor(tape, &tape->factors[k], lambda, g_u, scratch);
+}
+
+void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double *du, double *scratch)
+{
+	for (int k = tape->step_begin[step]; k < tape->step_begin[step + 1]; k++)
+		forward_factor(tape, &tape->factors[k], ds, du, scratch);
+}

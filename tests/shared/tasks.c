@@ -1,0 +1,159 @@
+#include "tasks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cl_test_backend(const char *id)
+{
+	int b = cl_backend_find(id);
+	if (b < 0) {
+		fprintf(stderr, "unknown backend %s\n", id);
+		abort();
+	}
+	return b;
+}
+
+void cl_test_set_param(ClScene *scene, const char *backend, const char *name, double value)
+{
+	if (!cl_scene_set_backend_param(scene, cl_test_backend(backend), name, value, NULL, 0))
+		abort();
+}
+
+static ClWall *ground(ClScene *scene)
+{
+	ClWall *w = cl_scene_add_wall(scene, "ground");
+	w->point = (ClVec2){0, 0};
+	w->normal = (ClVec2){0, 1};
+	return w;
+}
+
+ClScene *cl_test_task1(void)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "Task 1: bounce once");
+	s->duration = 1.0;
+	s->steps = 480;
+	s->elasticity = 1.0;
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->radius = 0.1;
+	b->position = (ClVec2){-1, 1};
+	b->velocity = (ClVec2){2, -2};
+	ground(s);
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
+	t->ball = 0;
+	t->axis = 1;
+	/* stiffness 1e4: compliant-warp default */
+	return s;
+}
+
+ClScene *cl_test_task2(double friction)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, friction > 0 ? "Task 2: ground and wall, friction" : "Task 2: ground and wall");
+	s->duration = 0.6;
+	s->steps = 288;
+	s->gravity = (ClVec2){0, -9.8};
+	s->elasticity = 0.92;
+	s->friction = friction;
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->radius = 0.1;
+	b->position = (ClVec2){-0.5, 1};
+	b->velocity = (ClVec2){5, -5};
+	ground(s);
+	ClWall *w = cl_scene_add_wall(s, "wall");
+	w->point = (ClVec2){1.75, 0};
+	w->normal = (ClVec2){-1, 0};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->target = (ClVec2){-2, 1.5};
+	s->optimize.parameter_count = 1;
+	snprintf(s->optimize.parameters[0], CL_NAME_MAX, "ball.velocity");
+	s->optimize.learning_rate = 0.01;
+	s->optimize.iterations = 1000;
+	/* stiffness 1e4: compliant-warp default */
+	/* damping 10: set when compliant-warp has its parameter */
+	return s;
+}
+
+ClScene *cl_test_task3(void)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "Task 3: two-ball collision");
+	s->duration = 1.0;
+	s->steps = 480;
+	s->elasticity = 1.0;
+	ClBall *b1 = cl_scene_add_ball(s, "ball1");
+	b1->radius = 0.2;
+	b1->position = (ClVec2){-2, -2};
+	b1->control_kind = CL_CONTROL_CONSTANT;
+	b1->control_constant = (ClVec2){3, 3};
+	ClBall *b2 = cl_scene_add_ball(s, "ball2");
+	b2->radius = 0.2;
+	b2->position = (ClVec2){-1, -1};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 1;
+	t->target = (ClVec2){0, 0};
+	ClLossTerm *e = cl_scene_add_loss(s, CL_LOSS_CONTROL_EFFORT);
+	e->ball = 0;
+	e->weight = 0.1;
+	s->optimize.parameter_count = 1;
+	snprintf(s->optimize.parameters[0], CL_NAME_MAX, "ball1.control");
+	s->optimize.learning_rate = 10;
+	s->optimize.iterations = 1000;
+	/* stiffness 1e4: compliant-warp default */
+	return s;
+}
+
+static double uniform(unsigned *state, double lo, double hi)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return lo + (hi - lo) * ((*state >> 8) / 16777216.0);
+}
+
+ClScene *cl_test_random_scene(unsigned seed, int balls, int walls)
+{
+	unsigned st = seed * 2654435761u + 1u;
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "random %u", seed);
+	s->duration = 1.0;
+	s->steps = 200;
+	s->gravity = (ClVec2){uniform(&st, -1, 1), uniform(&st, -9.8, 0)};
+	s->elasticity = uniform(&st, 0.5, 0.95);
+	/* walls: a box around the origin, sides chosen in order */
+	static const ClVec2 normals[] = {{0, 1}, {-1, 0}, {1, 0}, {0, -1}, {0.6, 0.8}, {-0.8, 0.6}};
+	for (int w = 0; w < walls && w < 6; w++) {
+		char id[16];
+		snprintf(id, sizeof id, "wall%d", w);
+		ClWall *wall = cl_scene_add_wall(s, id);
+		wall->normal = normals[w];
+		wall->point = (ClVec2){-2.5 * normals[w].x, -2.5 * normals[w].y};
+	}
+	for (int i = 0; i < balls; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "b%d", i);
+		for (int attempt = 0; attempt < 1000; attempt++) {
+			ClBall *b = cl_scene_add_ball(s, id);
+			b->radius = uniform(&st, 0.1, 0.25);
+			b->mass = uniform(&st, 0.5, 2.0);
+			b->position = (ClVec2){uniform(&st, -1.8, 1.8), uniform(&st, -1.8, 1.8)};
+			b->velocity = (ClVec2){uniform(&st, -3, 3), uniform(&st, -3, 3)};
+			if (i == 0) {
+				b->control_kind = CL_CONTROL_CONSTANT;
+				b->control_constant = (ClVec2){uniform(&st, -2, 2), uniform(&st, -2, 2)};
+			}
+			if (cl_scene_validate(s, NULL, 0))
+				break;
+			cl_scene_remove_ball(s, s->ball_count - 1);
+		}
+	}
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->target = (ClVec2){0.5, 0.5};
+	if (balls > 1) {
+		ClLossTerm *c = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
+		c->ball = balls - 1;
+		c->axis = 0;
+	}
+	return s;
+}

@@ -1,0 +1,18 @@
+/* The paper's three tasks built in C, as the presets in data/presets/ define
+ * them (a test compares the two), for tests and benchmarks. */
+#pragma once
+
+#include "contactlab/sim.h"
+
+ClScene *cl_test_task1(void);              /* bounce once */
+ClScene *cl_test_task2(double friction);   /* ground then wall; friction 0 or 0.1 */
+ClScene *cl_test_task3(void);              /* two-ball collision */
+
+/* Random valid scene: balls, walls, gravity, e < 1, controls. Deterministic in seed. */
+ClScene *cl_test_random_scene(unsigned seed, int balls, int walls);
+
+/* Index of a backend by id; aborts when unknown (a test bug). */
+int cl_test_backend(const char *id);
+
+/* Sets a backend parameter of a scene; aborts when it does not exist. */
+void cl_test_set_param(ClScene *scene, const char *backend, const char *name, double value);
