@@ -16,6 +16,11 @@ ClNumberText cl_format_number(double x)
 		g_strlcpy(t.text, x > 0 ? "inf" : "-inf", sizeof t.text);
 		return t;
 	}
+	/* whole numbers in full ("10000000", not "1e+07") */
+	if (x == floor(x) && fabs(x) < 1e15) {
+		g_ascii_formatd(t.text, sizeof t.text, "%.0f", x);
+		return t;
+	}
 	for (int digits = 1; digits <= 17; digits++) {
 		char format[8];
 		snprintf(format, sizeof format, "%%.%dg", digits);

@@ -667,7 +667,8 @@ ClScene *cl_scene_file_load(const char *path, GError **error)
 
 static void put_number(GString *out, double x)
 {
-	g_string_append(out, cl_format_number(x).text);
+	/* json-glib reads "-0" as the integer 0; "-0.0" keeps the sign bit */
+	g_string_append(out, x == 0.0 && signbit(x) ? "-0.0" : cl_format_number(x).text);
 }
 
 static void put_vec2(GString *out, ClVec2 v)
