@@ -257,7 +257,7 @@ void brax_sums_clear(BraxModel *m)
 	memset(m->sums, 0, sizeof *m->sums * (size_t)m->ball_count * BRAX_COLLIDER_COUNT);
 }
 
-void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const double *angular, int angular_count)
+void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const BraxDual *angular, int angular_count)
 {
 	bool f = m->f32;
 	BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + collider];
@@ -265,21 +265,21 @@ void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const d
 		s->count++;
 	s->linear = bv_add(f, s->linear, linear);
 	for (int k = 0; k < angular_count; k++)
-		s->angular[k] = brax_round(f, s->angular[k] + angular[k]);
+		s->angular[k] = bd_add(f, s->angular[k], angular[k]);
 }
 
-BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, double *angular, int angular_count)
+BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, BraxDual *angular, int angular_count)
 {
 	bool f = m->f32;
 	BraxVec total = {bd_const(0.0), bd_const(0.0)};
 	for (int k = 0; k < angular_count; k++)
-		angular[k] = 0.0;
+		angular[k] = bd_const(0.0);
 	for (int c = 0; c < BRAX_COLLIDER_COUNT; c++) {
 		const BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + c];
-		double share = brax_round(f, brax_round(f, epsilon) + s->count);
-		total = bv_add(f, total, bv_div(f, s->linear, bd_const(share)));
+		BraxDual share = bd_const(brax_round(f, brax_round(f, epsilon) + s->count));
+		total = bv_add(f, total, bv_div(f, s->linear, share));
 		for (int k = 0; k < angular_count; k++)
-			angular[k] = brax_round(f, angular[k] + brax_round(f, s->angular[k] / share));
+			angular[k] = bd_add(f, angular[k], bd_div(f, s->angular[k], share));
 	}
 	return total;
 }
@@ -320,22 +320,29 @@ static void accelerate(BraxModel *m, const double *u)
 	}
 }
 
-void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxQuat rotation, BraxQuat rotation_prev,
-					  BraxVec *v, BraxQuat *rotation_out, double *spin)
+static bool is_identity(BraxDualQuat q)
+{
+	return q.w.v == 1.0 && q.y.v == 0.0 && q.w.d == 0.0 && q.y.d == 0.0;
+}
+
+void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxDualQuat rotation, BraxQuat rotation_prev,
+					  BraxVec *v, BraxDualQuat *rotation_out, BraxDual *spin)
 {
 	bool f = m->f32;
 	*v = bv_div(f, bv_sub(f, p, p_prev), bd_const(m->h));
-	if (rotation.w == 1.0 && rotation.y == 0.0 && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
+	if (is_identity(rotation) && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
 		*rotation_out = rotation;
-		*spin = 0.0;
+		*spin = bd_const(0.0);
 		return;
 	}
-	BraxQuat q = brax_normalize(f, rotation);
+	BraxDual norm = bd_sqrt(f, bd_add(f, bd_mul(f, rotation.w, rotation.w), bd_mul(f, rotation.y, rotation.y)));
+	BraxDualQuat q = {bd_div(f, rotation.w, norm), bd_div(f, rotation.y, norm)};
 	/* δ = q ⊗ q_prev⁻¹ */
-	double delta_w = brax_round(f, brax_round(f, q.w * rotation_prev.w) + brax_round(f, q.y * rotation_prev.y));
-	double delta_y = brax_round(f, brax_round(f, -(q.w * rotation_prev.y)) + brax_round(f, q.y * rotation_prev.w));
+	BraxDual prev_w = bd_const(rotation_prev.w), prev_y = bd_const(rotation_prev.y);
+	BraxDual delta_w = bd_add(f, bd_mul(f, q.w, prev_w), bd_mul(f, q.y, prev_y));
+	BraxDual delta_y = bd_add(f, bd_neg(bd_mul(f, q.w, prev_y)), bd_mul(f, q.y, prev_w));
 	*rotation_out = q;
-	*spin = (delta_w >= 0.0 ? 1.0 : -1.0) * brax_round(f, 2.0 * delta_y / m->h);
+	*spin = bd_mask(bd_div(f, bd_mul(f, bd_const(2.0), delta_y), bd_const(m->h)), delta_w.v >= 0.0 ? 1.0 : -1.0);
 }
 
 static void walls_update_normals(BraxModel *m)
@@ -449,7 +456,7 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 		m->p[2 * i + 1] = m->out_p[i].y.v;
 		m->v[2 * i] = m->out_v[i].x.v;
 		m->v[2 * i + 1] = m->out_v[i].y.v;
-		m->spin[i] = m->out_spin[i];
+		m->spin[i] = m->out_spin[i].v;
 		m->rotation[i] = m->out_rotation[i];
 	}
 }
@@ -473,10 +480,14 @@ static void project_all(BraxModel *m)
 {
 	for (int i = 0; i < m->ball_count; i++) {
 		BraxVec v;
-		brax_pbd_project(m, value_vec(m->p + 2 * i), value_vec(m->p_prev + 2 * i), m->rotation[i],
-						 m->rotation_prev[i], &v, &m->rotation[i], &m->spin[i]);
+		BraxDualQuat q = {bd_const(m->rotation[i].w), bd_const(m->rotation[i].y)};
+		BraxDual spin;
+		brax_pbd_project(m, value_vec(m->p + 2 * i), value_vec(m->p_prev + 2 * i), q, m->rotation_prev[i], &v, &q,
+						 &spin);
 		m->v[2 * i] = v.x.v;
 		m->v[2 * i + 1] = v.y.v;
+		m->rotation[i] = (BraxQuat){q.w.v, q.y.v};
+		m->spin[i] = spin.v;
 	}
 }
 
@@ -552,8 +563,9 @@ const ClBackend cl_backend_compliant_brax = {
 			"correction (baumgarte_erp 0), so a ball may stay inside a wall after its bounce. Contact coefficients are "
 			"products of the two bodies' values (e², μ²: Brax copies the scene's value into every body). Contacts of "
 			"one body with several walls, or with several balls, are averaged (÷ count + 1e-8), not summed; the "
-			"sphere–sphere normal is Δ/(|Δ| + 1e-6). Unit inverse inertia; spin and orientation are simulated but not "
-			"differentiated (frictionless scenes never spin). Gradient: reverse-mode AD of this float32 program with "
+			"sphere–sphere normal is Δ/(|Δ| + 1e-6). Friction spins the balls (unit inverse inertia); spin is simulated "
+			"but the state holds only p and v, so its derivative is not carried from one contact to the next (no "
+			"effect without friction; below 1e-7 on Task 2 with friction). Gradient: reverse-mode AD of this float32 program with "
 			"constant contact masks and no time-of-impact term, so the gradient ignores that a contact moves in time: "
 			"Task 3 learns a zero control (the collision disappears, then the loss rises), and float32 rounding "
 			"decides the Task 1 contact sub-step: ∂h/∂vy0 = −0.0958 in float32, −0.1000 in float64. "
@@ -586,7 +598,9 @@ const ClBackend cl_backend_pbd_brax = {
 			"friction), projects, then sets the normal velocity to −e times the approach velocity of before the "
 			"projection and applies dynamic friction min(μ|λ|/2h, |v_t|). Contact coefficients are products of the "
 			"two bodies' values (e², μ²); contacts of one body are averaged (÷ count + 1e-6); the 1e-6 regularisers "
-			"are kept. Unit inverse inertia; spin and orientation are simulated but not differentiated. Gradient: "
+			"are kept. Spin (unit inverse inertia) is simulated and differentiated within a collision half-step, not "
+			"from one to the next: the state holds only p and v (no effect without friction; below 1e-7 on Task 2 "
+			"with friction). Gradient: "
 			"reverse-mode AD of this float32 program with constant contact masks and no time-of-impact term. The "
 			"Task 1 ∂h/∂y0 = −0.0020 consists only of the 1e-6 regularisers and rounding (float64: −0.0005), and in "
 			"Task 3 float32 drift moves the contact and changes the gradients by 0.5% against float64. "

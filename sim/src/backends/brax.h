@@ -151,10 +151,17 @@ static inline BraxDual bv_safe_norm(bool f, BraxVec a)
 	return bd_sqrt(f, bv_dot(f, a, a));
 }
 
-/* A rotation about Brax y: (w, 0, y, 0). Its derivative is not carried. */
+/* A rotation about Brax y: (w, 0, y, 0). Carried between contact passes
+ * without its derivative. */
 typedef struct BraxQuat {
 	double w, y;
 } BraxQuat;
+
+/* The same inside a pbd pass, where the correction's rotation reaches the
+ * projected spin and so the friction of the velocity pass. */
+typedef struct BraxDualQuat {
+	BraxDual w, y;
+} BraxDualQuat;
 
 /* math.rotate(v, q) for an in-plane v: (s² − u·u)·v + 2s·(u × v). */
 static inline BraxVec brax_rotate(bool f, BraxVec v, BraxQuat q)
@@ -175,12 +182,6 @@ static inline BraxQuat brax_normalize(bool f, BraxQuat q)
 {
 	double norm = brax_round(f, sqrt(brax_round(f, brax_round(f, q.w * q.w) + brax_round(f, q.y * q.y))));
 	return (BraxQuat){brax_round(f, q.w / norm), brax_round(f, q.y / norm)};
-}
-
-/* math.vec_quat_mul((0, k, 0), q) = (0, kŷ) ⊗ q = (−k q_y, k q_w). */
-static inline BraxQuat brax_vec_quat_mul(bool f, double k, BraxQuat q)
-{
-	return (BraxQuat){-brax_round(f, k * q.y), brax_round(f, k * q.w)};
 }
 
 typedef struct BraxBall {
@@ -204,13 +205,13 @@ typedef struct BraxPair {
 	BraxDual penetration, lambda;
 	/* sphere–sphere: ball b's part, summed after every ball-a part */
 	BraxVec b_linear;
-	double b_angular[2];
+	BraxDual b_angular[2];
 } BraxPair;
 
 /* Per-body sums of one collider: Brax divides them by (ε + count). */
 typedef struct BraxSum {
 	BraxVec linear;
-	double angular[2];
+	BraxDual angular[2];
 	int count;
 } BraxSum;
 
@@ -242,7 +243,7 @@ typedef struct BraxModel {
 	/* Contact pass input (seeded) and output, per ball. */
 	BraxVec *in_p, *in_v, *in_p_prev;
 	BraxVec *out_p, *out_v;
-	double *out_spin;
+	BraxDual *out_spin;
 	BraxQuat *out_rotation;
 	BraxSum *sums; /* BRAX_COLLIDER_COUNT per ball */
 	bool *touched; /* a ball received a non-zero contribution */
@@ -272,17 +273,17 @@ int brax_find_pairs(BraxModel *m);
 /* Clears the per-body collider sums. */
 void brax_sums_clear(BraxModel *m);
 /* Adds one contribution to a body's sum of one collider. */
-void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const double *angular, int angular_count);
+void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const BraxDual *angular, int angular_count);
 /* The averaged impulse of a body, summed over the colliders (ε: 1e-8 legacy, 1e-6 pbd). */
-BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, double *angular, int angular_count);
+BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, BraxDual *angular, int angular_count);
 
 /* legacy_spring: the velocity impulses of one sub-step, from in_p/in_v and
  * the hidden spin, into out_v and out_spin. */
 void brax_spring_collide(BraxModel *m, bool value_run);
 
 /* pbd: velocity projection of one body against the start of the half-step. */
-void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxQuat rotation, BraxQuat rotation_prev,
-					  BraxVec *v, BraxQuat *rotation_out, double *spin);
+void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxDualQuat rotation, BraxQuat rotation_prev,
+					  BraxVec *v, BraxDualQuat *rotation_out, BraxDual *spin);
 /* pbd: position pass, projection and velocity pass of a collision
  * half-step, from in_p/in_v/in_p_prev into out_p, out_v, out_spin and
  * out_rotation. */

@@ -6,7 +6,7 @@
 /* A position correction: Δp and Δq of one body. */
 typedef struct Correction {
 	BraxVec position;
-	BraxQuat rotation;
+	BraxDualQuat rotation;
 } Correction;
 
 static BraxDual constant(bool f, double x)
@@ -26,18 +26,19 @@ static Correction correction(const BraxModel *m, const BraxBall *body, BraxVec i
 							 BraxVec rho, BraxQuat q, double factor)
 {
 	bool f = m->f32;
+	BraxDual scale = bd_const(m->collide_scale), half = bd_const(factor);
 	BraxVec dp = bv_div(f, impulse, bd_const(body->mass));
-	double k = brax_round(f, body->inverse_inertia * bv_cross(f, rho, torque_impulse).v);
-	BraxQuat dq = brax_vec_quat_mul(f, k, q);
-	dq = (BraxQuat){brax_round(f, factor * dq.w), brax_round(f, factor * dq.y)};
-	return (Correction){bv_scale(f, dp, bd_const(m->collide_scale)),
-						{brax_round(f, m->collide_scale * dq.w), brax_round(f, m->collide_scale * dq.y)}};
+	BraxDual k = bd_mul(f, bd_const(body->inverse_inertia), bv_cross(f, rho, torque_impulse));
+	/* vec_quat_mul((0, k, 0), q) = (−k q_y, k q_w) */
+	BraxDual dq_w = bd_mul(f, half, bd_neg(bd_mul(f, k, bd_const(q.y))));
+	BraxDual dq_y = bd_mul(f, half, bd_mul(f, k, bd_const(q.w)));
+	return (Correction){bv_scale(f, dp, scale), {bd_mul(f, scale, dq_w), bd_mul(f, scale, dq_y)}};
 }
 
 static Correction correction_add(bool f, Correction a, Correction b)
 {
 	return (Correction){bv_add(f, a.position, b.position),
-						{brax_round(f, a.rotation.w + b.rotation.w), brax_round(f, a.rotation.y + b.rotation.y)}};
+						{bd_add(f, a.rotation.w, b.rotation.w), bd_add(f, a.rotation.y, b.rotation.y)}};
 }
 
 /* The point a body's contact point had at the start of the half-step:
@@ -56,7 +57,7 @@ static BraxVec tangential(bool f, BraxVec delta, BraxVec n)
 
 static void add_correction(BraxModel *m, int ball, int collider, Correction c)
 {
-	double rotation[2] = {c.rotation.w, c.rotation.y};
+	BraxDual rotation[2] = {c.rotation.w, c.rotation.y};
 	brax_sums_add(m, ball, collider, c.position, rotation, 2);
 }
 
@@ -136,12 +137,12 @@ static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bo
 /* The projected state (qp) of a ball and the one right before it (qp_rb). */
 typedef struct Moving {
 	BraxVec p, v, v_before;
-	double spin, spin_before;
+	BraxDual spin, spin_before;
 } Moving;
 
 static Moving moving(const BraxModel *m, int i)
 {
-	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], m->spin[i]};
+	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], bd_const(m->spin[i])};
 }
 
 /* Dynamic friction: −τ·min(μ|λ|/2h, |v_t|) */
@@ -169,7 +170,7 @@ static void add_velocity(BraxModel *m, int ball, int collider, const BraxBall *b
 {
 	bool f = m->f32;
 	BraxVec arm = bv_scale(f, rho, bd_const(body->inverse_inertia));
-	double spin = bv_cross(f, arm, P).v;
+	BraxDual spin = bv_cross(f, arm, P);
 	brax_sums_add(m, ball, collider, bv_div(f, P, mass), &spin, 1);
 }
 
@@ -181,7 +182,7 @@ static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	Moving s = moving(m, i);
 	BraxVec c = pair->point, n = pair->normal;
 	BraxVec rho = bv_sub(f, c, s.p);
-	BraxVec relative = bv_add(f, s.v, bv_spin(f, bd_const(s.spin), rho));
+	BraxVec relative = bv_add(f, s.v, bv_spin(f, s.spin, rho));
 	BraxDual vn = bv_dot(f, relative, n);
 	BraxVec tau;
 	BraxVec dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
@@ -189,7 +190,7 @@ static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	BraxDual w = bd_add(f, bd_const(ball->inverse_mass), bd_mul(f, angw, angw));
 	BraxVec p_dyn = bv_div(f, dv_friction, bd_add(f, w, constant(f, 1e-6)));
 
-	BraxVec relative_before = bv_add(f, s.v_before, bv_spin(f, bd_const(s.spin_before), rho));
+	BraxVec relative_before = bv_add(f, s.v_before, bv_spin(f, s.spin_before, rho));
 	BraxDual vn_before = bv_dot(f, relative_before, n);
 	BraxVec dv_rest = restitution_velocity(m, vn, vn_before, n);
 	BraxDual rest_norm = bv_safe_norm(f, dv_rest);
@@ -212,16 +213,16 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	Moving sa = moving(m, a), sb = moving(m, b);
 	BraxVec c = pair->point, n = pair->normal;
 	BraxVec rho_a = bv_sub(f, c, sa.p), rho_b = bv_sub(f, c, sb.p);
-	BraxVec relative = bv_sub(f, bv_add(f, sa.v, bv_spin(f, bd_const(sa.spin), rho_a)),
-							  bv_add(f, sb.v, bv_spin(f, bd_const(sb.spin), rho_b)));
+	BraxVec relative = bv_sub(f, bv_add(f, sa.v, bv_spin(f, sa.spin, rho_a)),
+							  bv_add(f, sb.v, bv_spin(f, sb.spin, rho_b)));
 	BraxDual vn = bv_dot(f, relative, n);
 	BraxVec tau;
 	BraxVec dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
 	BraxDual w = bd_add(f, weight(f, ball_a, rho_a, tau), weight(f, ball_b, rho_b, tau));
 	BraxVec p_dyn = bv_div(f, dv_friction, bd_add(f, w, constant(f, 1e-6)));
 
-	BraxVec relative_before = bv_sub(f, bv_add(f, sa.v_before, bv_spin(f, bd_const(sa.spin_before), rho_a)),
-									 bv_add(f, sb.v_before, bv_spin(f, bd_const(sb.spin_before), rho_b)));
+	BraxVec relative_before = bv_sub(f, bv_add(f, sa.v_before, bv_spin(f, sa.spin_before, rho_a)),
+									 bv_add(f, sb.v_before, bv_spin(f, sb.spin_before, rho_b)));
 	BraxDual vn_before = bv_dot(f, relative_before, n);
 	BraxVec dv_rest = restitution_velocity(m, vn, vn_before, n);
 	BraxVec rho_c = bv_sub(f, bv_add(f, c, bv_scale(f, n, pair->penetration)), sb.p);
@@ -238,7 +239,7 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	/* b's part is added after every a part: store it */
 	BraxVec arm_b = bv_scale(f, rho_b, bd_const(ball_b->inverse_inertia));
 	pair->b_linear = bv_div(f, bv_neg(P), bd_const(ball_a->mass));
-	pair->b_angular[0] = bv_cross(f, arm_b, bv_neg(P)).v;
+	pair->b_angular[0] = bv_cross(f, arm_b, bv_neg(P));
 }
 
 void brax_pbd_collide(BraxModel *m, bool value_run)
@@ -276,13 +277,14 @@ void brax_pbd_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 2);
 	}
 	for (int i = 0; i < nb; i++) {
-		double dq[2];
+		BraxDual dq[2];
 		BraxVec dp = brax_sums_total(m, i, 1e-6, dq, 2);
 		BraxQuat q = m->rotation[i];
 		m->out_p[i] = bv_add(f, m->in_p[i], dp);
-		BraxQuat corrected = {brax_round(f, q.w + dq[0]), brax_round(f, q.y + dq[1])};
-		brax_pbd_project(m, m->out_p[i], m->in_p_prev[i], corrected, m->rotation_prev[i], &m->out_v[i],
-						 &m->out_rotation[i], &m->out_spin[i]);
+		BraxDualQuat corrected = {bd_add(f, bd_const(q.w), dq[0]), bd_add(f, bd_const(q.y), dq[1])}, projected;
+		brax_pbd_project(m, m->out_p[i], m->in_p_prev[i], corrected, m->rotation_prev[i], &m->out_v[i], &projected,
+						 &m->out_spin[i]);
+		m->out_rotation[i] = (BraxQuat){projected.w.v, projected.y.v};
 	}
 
 	/* velocity pass on the projected state */
@@ -300,9 +302,9 @@ void brax_pbd_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 1);
 	}
 	for (int i = 0; i < nb; i++) {
-		double spin;
+		BraxDual spin;
 		BraxVec dv = brax_sums_total(m, i, 1e-6, &spin, 1);
 		m->out_v[i] = bv_add(f, m->out_v[i], dv);
-		m->out_spin[i] = brax_round(f, m->out_spin[i] + spin);
+		m->out_spin[i] = bd_add(f, m->out_spin[i], spin);
 	}
 }

@@ -5,20 +5,20 @@
 /* What body.impulse(qp, impulse, pos) gives: Δv = impulse/m, Δω = I⁻¹·((pos − p) × impulse). */
 typedef struct Impulse {
 	BraxVec linear;
-	double angular;
+	BraxDual angular;
 } Impulse;
 
 static Impulse body_impulse(bool f, const BraxBall *body, BraxVec p, BraxVec impulse, BraxVec point)
 {
 	BraxDual torque = bv_cross(f, bv_sub(f, point, p), impulse);
-	return (Impulse){bv_div(f, impulse, bd_const(body->mass)), brax_round(f, body->inverse_inertia * torque.v)};
+	return (Impulse){bv_div(f, impulse, bd_const(body->mass)), bd_mul(f, bd_const(body->inverse_inertia), torque)};
 }
 
 /* dp_n·apply_n + dp_d·apply_d */
 static Impulse combine(bool f, Impulse normal, double apply_n, Impulse drag, double apply_d)
 {
 	return (Impulse){bv_add(f, bv_mask(normal.linear, apply_n), bv_mask(drag.linear, apply_d)),
-					 brax_round(f, normal.angular * apply_n + drag.angular * apply_d)};
+					 bd_add(f, bd_mask(normal.angular, apply_n), bd_mask(drag.angular, apply_d))};
 }
 
 /* Ball against a frozen plane. */
@@ -119,11 +119,11 @@ void brax_spring_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 1);
 	}
 	for (int i = 0; i < m->ball_count; i++) {
-		double spin;
+		BraxDual spin;
 		BraxVec dv = brax_sums_total(m, i, 1e-8, &spin, 1);
 		m->out_p[i] = m->in_p[i];
 		m->out_v[i] = bv_add(f, m->in_v[i], dv);
-		m->out_spin[i] = brax_round(f, m->spin[i] + spin);
+		m->out_spin[i] = bd_add(f, bd_const(m->spin[i]), spin);
 		m->out_rotation[i] = m->rotation[i];
 	}
 }
