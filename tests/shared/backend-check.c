@@ -145,14 +145,14 @@ ClScene *cl_test_step_scene(const ClTestStepCase *c, const char *backend)
 	scene->elasticity = c->elasticity;
 	scene->friction = c->friction;
 	for (int i = 0; i < c->ball_count; i++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof id, "b%d", i);
 		ClBall *b = cl_scene_add_ball(scene, id);
 		b->radius = c->balls[i].radius;
 		b->mass = c->balls[i].mass;
 	}
 	for (int w = 0; w < c->wall_count; w++) {
-		char id[8];
+		char id[16];
 		snprintf(id, sizeof id, "w%d", w);
 		ClWall *wall = cl_scene_add_wall(scene, id);
 		wall->point = c->wall_point[w];

@@ -513,6 +513,8 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 		double radius = cl_round(rule->value.f32, ball->radius);
 		const double *state = ws->state + 4 * a;
 		for (int w = 0; w < scene->wall_count; w++) {
+			if (!cl_wall_may_touch(state, rule->dt, &scene->walls[w], radius))
+				continue;
 			ConvexContact *c = next_contact(ws, count);
 			if (!wall_contact(&rule->value, rule, state, radius, &scene->walls[w], c))
 				continue;
@@ -532,6 +534,8 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			const ClBall *ball_a = &scene->balls[a], *ball_b = &scene->balls[b];
 			bool f32 = rule->value.f32;
 			double reach = cl_round(f32, cl_round(f32, ball_a->radius) + cl_round(f32, ball_b->radius));
+			if (!cl_pair_may_touch(ws->state + 4 * a, ws->state + 4 * b, rule->dt, reach))
+				continue;
 			ConvexContact *c = next_contact(ws, count);
 			if (!pair_contact(&rule->value, rule, ws->state + 4 * a, ws->state + 4 * b, reach, c))
 				continue;

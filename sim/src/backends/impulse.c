@@ -61,9 +61,11 @@ static void toi_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap, ClD
 /* One plane against ball b (§1.1, generalised to any normal: gap
  * n·(x + dt·v − point), s = n·v). Fills out = (Δx, Δv); false when the
  * plane is no candidate or the ball is not approaching. */
-static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const ClDual b[4], double radius,
+static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double *state, double radius,
 						 const ClWall *wall, ClDual out[4])
 {
+	ClDual b[4];
+	cl_dual_ball(m, state, 0, b);
 	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
 	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
 	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
@@ -87,9 +89,12 @@ static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const ClDual
 
 /* Ball a's side of a ball–ball contact with ball b (§1.2): the normal is
  * differentiable; factor = −(1+e)·m_b/(m_a + m_b) (−(1+e)·½ for equal masses). */
-static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const ClDual a[4], const ClDual b[4],
+static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double *state_a, const double *state_b,
 						 double reach, double factor, ClDual out[4])
 {
+	ClDual a[4], b[4];
+	cl_dual_ball(m, state_a, 0, a);
+	cl_dual_ball(m, state_b, 4, b);
 	ClDual dx = cl_dual_sub(m, cl_dual_add(m, a[0], cl_dual_scale(m, rule->dt, a[2])),
 							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
 	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
@@ -161,16 +166,15 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	for (int i = 0; i < nb; i++) {
 		const ClBall *ball = &scene->balls[i];
 		double radius = cl_round(f32, ball->radius);
-		ClDual a[4], b[4], out[4];
-		cl_dual_ball(m, ws->state + 4 * i, 0, a);
+		const double *state = ws->state + 4 * i;
+		ClDual out[4];
 		for (int w = 0; w < scene->wall_count; w++) {
-			if (!wall_impulse(m, &rule, a, radius, &scene->walls[w], out))
+			if (!cl_wall_may_touch(state, rule.dt, &scene->walls[w], radius) ||
+				!wall_impulse(m, &rule, state, radius, &scene->walls[w], out))
 				continue;
 			cl_step_contact(ctx, time, i, -1 - w);
 			if (tape) {
-				ClDual at[4];
-				cl_dual_ball(&rule.tangent, ws->state + 4 * i, 0, at);
-				wall_impulse(&rule.tangent, &rule, at, radius, &scene->walls[w], out);
+				wall_impulse(&rule.tangent, &rule, state, radius, &scene->walls[w], out);
 				record_contact(tape, i, i, out, 0, rule.dt);
 			}
 			accumulate(m, ws->impulse + 4 * i, out, toi);
@@ -180,17 +184,16 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 				continue;
 			const ClBall *other = &scene->balls[o];
 			double reach = cl_round(f32, radius + cl_round(f32, other->radius));
+			const double *state_other = ws->state + 4 * o;
+			if (!cl_pair_may_touch(state, state_other, rule.dt, reach))
+				continue;
 			double factor = cl_round(f32, -(1.0 + scene->elasticity) * other->mass / (ball->mass + other->mass));
-			cl_dual_ball(m, ws->state + 4 * o, 4, b);
-			if (!ball_impulse(m, &rule, a, b, reach, factor, out))
+			if (!ball_impulse(m, &rule, state, state_other, reach, factor, out))
 				continue;
 			if (i < o)
 				cl_step_contact(ctx, time, i, o);
 			if (tape) {
-				ClDual at[4], bt[4];
-				cl_dual_ball(&rule.tangent, ws->state + 4 * i, 0, at);
-				cl_dual_ball(&rule.tangent, ws->state + 4 * o, 4, bt);
-				ball_impulse(&rule.tangent, &rule, at, bt, reach, factor, out);
+				ball_impulse(&rule.tangent, &rule, state, state_other, reach, factor, out);
 				record_contact(tape, i, i, out, 0, rule.dt);
 				record_contact(tape, i, o, out, 4, rule.dt);
 			}
