@@ -471,26 +471,29 @@ static ClScene *oblique_pair(void)
 
 /* Central FD of the one-step forward map against the recorded Jacobian:
  * equal on the velocity rows; on the position rows FD is the explicit
- * update [I dt I] while Nimble records X (dt X). */
-static void check_step_against_fd(const ClScene *s, const ClRollout *r)
+ * update [I dt I] while Nimble records X (dt X), at least position_gap away. */
+static void check_step_against_fd(const ClScene *s, const ClRollout *r, double position_gap)
 {
+	enum { MAX_STATE = 16 };
 	const double h = 1e-7, dt = s->duration;
+	int ns = cl_state_size(s);
+	g_assert_cmpint(ns, <=, MAX_STATE);
 	ClRollout *probe = cl_rollout_new(s, nimble());
-	double s0[8], sp[8], sm[8];
+	double s0[MAX_STATE], sp[MAX_STATE], sm[MAX_STATE];
 	cl_scene_initial_state(s, s0);
 	double worst_velocity = 0, worst_position = 0, worst_explicit = 0;
-	for (int col = 0; col < 8; col++) {
-		double ds0[8] = {0}, ds[8];
+	for (int col = 0; col < ns; col++) {
+		double ds0[MAX_STATE] = {0}, ds[MAX_STATE];
 		ds0[col] = 1.0;
 		cl_rollout_jvp(r, ds0, NULL, ds);
 		for (int sign = 0; sign < 2; sign++) {
-			double x[8];
-			memcpy(x, s0, sizeof x);
+			double x[MAX_STATE];
+			memcpy(x, s0, sizeof(double) * (size_t)ns);
 			x[col] += sign ? -h : h;
 			g_assert_true(cl_rollout_run(probe, x, NULL, false));
-			memcpy(sign ? sm : sp, cl_rollout_states(probe) + 8, sizeof sp);
+			memcpy(sign ? sm : sp, cl_rollout_states(probe) + ns, sizeof(double) * (size_t)ns);
 		}
-		for (int row = 0; row < 8; row++) {
+		for (int row = 0; row < ns; row++) {
 			double fd = (sp[row] - sm[row]) / (2 * h);
 			if (row % 4 < 2) {
 				double explicit = row / 4 != col / 4 ? 0.0 : row % 4 == col % 4 ? 1.0 : row % 4 + 2 == col % 4 ? dt : 0.0;
@@ -505,7 +508,7 @@ static void check_step_against_fd(const ClScene *s, const ClRollout *r)
 				   worst_velocity, worst_position, worst_explicit);
 	g_assert_cmpfloat(worst_velocity, <, 1e-6);
 	g_assert_cmpfloat(worst_explicit, <, 1e-6);
-	g_assert_cmpfloat(worst_position, >, 0.4); /* ((e+2)/4)·0.8² = 0.416 */
+	g_assert_cmpfloat(worst_position, >, position_gap);
 	cl_rollout_free(probe);
 }
 
@@ -557,7 +560,7 @@ static void test_step_jacobian_pair(void)
 			g_assert_cmpfloat_with_epsilon(ds[row], row % 4 < 2 ? 0.0 : vv * dt * minv[col], 1e-12);
 		}
 	}
-	check_step_against_fd(s, r);
+	check_step_against_fd(s, r, 0.4); /* ((e+2)/4)·0.8² = 0.416 */
 	cl_rollout_free(r);
 	cl_scene_free(s);
 }
@@ -575,7 +578,88 @@ static void test_step_jacobian_pair_friction(void)
 	/* sliding: the tangential relative velocity keeps its sign */
 	double t[2] = {0.8, -0.6};
 	g_assert_cmpfloat(t[0] * (v[2] - v[6]) + t[1] * (v[3] - v[7]), >, 0.1);
-	check_step_against_fd(s, r);
+	check_step_against_fd(s, r, 0.4);
+	cl_rollout_free(r);
+	cl_scene_free(s);
+}
+
+/* A ball landing with a small tangential speed and μ = 0.5 sticks: its
+ * friction row is interior (clamping, not upper-bound). Velocity rows = FD,
+ * position rows X = diag(1, −e). */
+static void test_step_jacobian_sticking(void)
+{
+	ClScene *s = cl_scene_new();
+	s->duration = 0.01;
+	s->steps = 1;
+	s->gravity = (ClVec2){0, -9.8};
+	s->elasticity = 0.5;
+	s->friction = 0.5;
+	ClWall *g = cl_scene_add_wall(s, "ground");
+	g->normal = (ClVec2){0, 1};
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->position = (ClVec2){0, 0.09};
+	b->velocity = (ClVec2){0.1, -2};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	ClRollout *r = cl_rollout_new(s, nimble());
+	g_assert_true(cl_rollout_run(r, NULL, NULL, true));
+	const double *v = cl_rollout_states(r) + 4;
+	g_assert_cmpfloat_with_epsilon(v[2], 0.0, 1e-15); /* stuck */
+	g_assert_cmpfloat(v[3], >, 0.9);
+	check_step_against_fd(s, r, 1.4);
+	cl_rollout_free(r);
+	cl_scene_free(s);
+}
+
+/* Two simultaneous bouncing contacts (ground and an oblique wall): X from
+ * both columns satisfies aᵢᵀ X aᵢ = −e for each, and with both clamping and
+ * independent, VV = −e I. */
+static void test_two_bouncing_contacts(void)
+{
+	ClScene *s = cl_scene_new();
+	s->duration = 0.01;
+	s->steps = 1;
+	s->elasticity = 0.5;
+	ClWall *g = cl_scene_add_wall(s, "ground");
+	g->normal = (ClVec2){0, 1};
+	ClWall *w = cl_scene_add_wall(s, "slope");
+	double n2[2] = {-0.8, 0.6};
+	w->normal = (ClVec2){n2[0], n2[1]};
+	w->point = (ClVec2){0 - 0.1 * n2[0], 0.1 - 0.1 * n2[1]};
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->position = (ClVec2){0, 0.1};
+	b->velocity = (ClVec2){1, -1};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	ClRollout *r = cl_rollout_new(s, nimble());
+	g_assert_true(cl_rollout_run(r, NULL, NULL, true));
+	g_assert_cmpint(cl_rollout_event_count(r), ==, 2);
+	double X[2][2], VV[2][2];
+	for (int col = 0; col < 2; col++) {
+		double ds0[4] = {0}, ds[4];
+		ds0[col] = 1.0;
+		cl_rollout_jvp(r, ds0, NULL, ds);
+		X[0][col] = ds[0];
+		X[1][col] = ds[1];
+		ds0[col] = 0.0;
+		ds0[col + 2] = 1.0;
+		cl_rollout_jvp(r, ds0, NULL, ds);
+		VV[0][col] = ds[2];
+		VV[1][col] = ds[3];
+	}
+	const double normals[2][2] = {{0, 1}, {n2[0], n2[1]}};
+	for (int k = 0; k < 2; k++) {
+		const double *a = normals[k];
+		double aXa = 0;
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 2; j++)
+				aXa += a[i] * X[i][j] * a[j];
+		g_assert_cmpfloat_with_epsilon(aXa, -s->elasticity, 1e-12);
+	}
+	g_assert_cmpfloat_with_epsilon(X[0][1], X[1][0], 1e-12);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			g_assert_cmpfloat_with_epsilon(VV[i][j], i == j ? -s->elasticity : 0.0, 1e-12);
 	cl_rollout_free(r);
 	cl_scene_free(s);
 }
@@ -789,6 +873,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/nimble/closed-form/task3", test_closed_form_task3);
 	g_test_add_func("/nimble/step-jacobian-pair", test_step_jacobian_pair);
 	g_test_add_func("/nimble/step-jacobian-pair-friction", test_step_jacobian_pair_friction);
+	g_test_add_func("/nimble/step-jacobian-sticking", test_step_jacobian_sticking);
+	g_test_add_func("/nimble/two-bouncing-contacts", test_two_bouncing_contacts);
 	g_test_add_func("/nimble/fd-differs", test_fd_differs);
 	g_test_add_func("/nimble/three-balls-two-walls", test_three_balls_two_walls);
 	g_test_add_func("/nimble/solver-failure", test_solver_failure_reported);
