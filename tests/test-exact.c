@@ -3,8 +3,10 @@
 #include "core.h"
 #include "tasks.h"
 
+#include <float.h>
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct Run {
@@ -116,11 +118,280 @@ static void test_task2(void)
 	cl_scene_free(s);
 }
 
+/* Central differences of the backend's own forward map. */
+static double fd_of(const ClScene *scene, const char *name, double h, ClStatusCode *status)
+{
+	ClParam param;
+	char message[CL_MESSAGE_MAX];
+	if (!cl_param_parse(scene, name, &param, message, sizeof message))
+		g_error("%s", message);
+	ClStatus st;
+	double d = cl_finite_difference(scene, cl_test_backend("exact"), &param, h, &st);
+	*status = st.code;
+	return d;
+}
+
+/* The adjoint's value for a named initial-state or control parameter. */
+static double adjoint_of(const ClScene *scene, const Run *r, const char *name)
+{
+	ClParam p;
+	char message[CL_MESSAGE_MAX];
+	if (!cl_param_parse(scene, name, &p, message, sizeof message))
+		g_error("%s", message);
+	switch (p.target) {
+	case CL_PARAM_POSITION:
+		return r->ds0[4 * p.ball + p.axis];
+	case CL_PARAM_VELOCITY:
+		return r->ds0[4 * p.ball + 2 + p.axis];
+	case CL_PARAM_CONTROL:
+		return r->du[2 * (p.step * scene->ball_count + p.ball) + p.axis];
+	default:
+		g_error("%s has no adjoint", name);
+	}
+	return NAN;
+}
+
+/* Every initial-state derivative and a few control ones against FD; returns
+ * false (without failing) when a perturbed run is degenerate. */
+static bool check_against_fd(const ClScene *scene, const Run *r, double h, double relative)
+{
+	char names[64][CL_NAME_MAX];
+	int count = 0;
+	static const char *const quantities[] = {"position.x", "position.y", "velocity.x", "velocity.y"};
+	for (int i = 0; i < scene->ball_count; i++) {
+		for (int q = 0; q < 4; q++)
+			snprintf(names[count++], CL_NAME_MAX, "%s.%s", scene->balls[i].id, quantities[q]);
+		int steps[3] = {0, scene->steps / 2, scene->steps - 1};
+		for (int k = 0; k < 3; k++)
+			snprintf(names[count++], CL_NAME_MAX, "%s.control[%d].%c", scene->balls[i].id, steps[k], k == 1 ? 'y' : 'x');
+	}
+	for (int k = 0; k < count; k++) {
+		ClStatusCode status;
+		bool control = strstr(names[k], "control") != NULL;
+		/* a control moves a state by about u·dt², so it needs a larger step */
+		double step = control ? 100.0 * h : h;
+		double fd = fd_of(scene, names[k], step, &status);
+		if (status != CL_STATUS_OK)
+			return false;
+		double adjoint = adjoint_of(scene, r, names[k]);
+		/* relative, down to the rounding noise of the difference quotient */
+		double noise = 20.0 * DBL_EPSILON * fmax(fabs(r->loss), 1.0) / step;
+		double tolerance = relative * fabs(fd) + noise;
+		if (!(fabs(adjoint - fd) <= tolerance))
+			g_error("%s, %s: adjoint %.12g, finite differences %.12g", scene->name, names[k], adjoint, fd);
+	}
+	return true;
+}
+
+static void test_random_fd(void)
+{
+	int usable = 0, tried = 0, impacts = 0;
+	for (unsigned seed = 1; seed <= 24; seed++) {
+		ClScene *s = cl_test_random_scene(seed, 3, 2);
+		tried++;
+		Run r = run_exact(s, NULL);
+		if (r.status == CL_STATUS_OK && check_against_fd(s, &r, 1e-6, 1e-6)) {
+			usable++;
+			impacts += cl_rollout_event_count(r.rollout);
+		} else {
+			g_test_message("seed %u skipped: %s", seed, cl_status_name(r.status));
+		}
+		run_clear(&r);
+		cl_scene_free(s);
+	}
+	g_test_message("%d of %d random scenes usable, %d impacts in them", usable, tried, impacts);
+	g_assert_cmpint(usable, >=, tried * 3 / 4);
+	g_assert_cmpint(impacts, >=, usable); /* the check must go through impacts */
+}
+
+/* Forward mode and the adjoint are transposes of the same recorded Jacobian. */
+static void test_adjoint_vs_forward(void)
+{
+	for (unsigned seed = 1; seed <= 8; seed++) {
+		ClScene *s = cl_test_random_scene(seed, 3, 2);
+		s->friction = seed % 2 ? 0.3 : 0.0;
+		Run r = run_exact(s, NULL);
+		int ns = cl_state_size(s), nu = cl_control_size(s);
+		double *ds0 = g_new(double, ns), *du = g_new(double, nu);
+		for (int i = 0; i < ns; i++)
+			ds0[i] = sin(1.3 * i + seed);
+		for (int i = 0; i < nu; i++)
+			du[i] = cos(0.7 * i + seed);
+		double jvp = cl_rollout_jvp(r.rollout, ds0, du, NULL);
+		double dot = 0.0, magnitude = 0.0;
+		for (int i = 0; i < ns; i++) {
+			dot += r.ds0[i] * ds0[i];
+			magnitude += fabs(r.ds0[i] * ds0[i]);
+		}
+		for (int i = 0; i < nu; i++) {
+			dot += r.du[i] * du[i];
+			magnitude += fabs(r.du[i] * du[i]);
+		}
+		if (!(fabs(jvp - dot) <= 1e-10 * magnitude))
+			g_error("seed %u: forward %.15g, adjoint %.15g", seed, jvp, dot);
+		g_free(ds0);
+		g_free(du);
+		run_clear(&r);
+		cl_scene_free(s);
+	}
+}
+
+/* Friction: the Newton–Coulomb saltation (sliding and sticking, walls and
+ * pairs) against FD of random scenes. */
+static void test_random_fd_friction(void)
+{
+	int usable = 0, tried = 0;
+	for (unsigned seed = 1; seed <= 16; seed++) {
+		ClScene *s = cl_test_random_scene(seed, 3, 2);
+		s->friction = seed % 2 ? 0.2 : 0.8; /* mostly sliding / mostly sticking */
+		tried++;
+		Run r = run_exact(s, NULL);
+		if (r.status == CL_STATUS_OK && check_against_fd(s, &r, 1e-6, 1e-6))
+			usable++;
+		run_clear(&r);
+		cl_scene_free(s);
+	}
+	g_test_message("%d of %d random friction scenes usable", usable, tried);
+	g_assert_cmpint(usable, >=, tried * 3 / 4);
+}
+
+/* One step's recorded Jacobian against FD of that step, in a step with an impact. */
+static void test_step_jacobian(void)
+{
+	const ClBackend *exact = cl_backend_get(cl_test_backend("exact"));
+	int checked = 0;
+	for (unsigned seed = 1; seed <= 12 && checked < 4; seed++) {
+		ClScene *s = cl_test_random_scene(seed, 3, 2);
+		s->friction = seed % 3 == 0 ? 0.25 : 0.0;
+		Run r = run_exact(s, NULL);
+		if (r.status != CL_STATUS_OK || cl_rollout_event_count(r.rollout) == 0) {
+			run_clear(&r);
+			cl_scene_free(s);
+			continue;
+		}
+		int n = cl_rollout_events(r.rollout)[0].step;
+		int ns = cl_state_size(s), nb = s->ball_count;
+		const double *state = cl_rollout_states(r.rollout) + (size_t)n * (size_t)ns;
+		double *u = g_new(double, cl_control_size(s));
+		cl_scene_controls(s, u);
+		const double *un = u + 2 * nb * n;
+		void *workspace = exact->create(s, s->backend_params[cl_test_backend("exact")].values);
+		double inverse_mass[16];
+		for (int i = 0; i < nb; i++)
+			inverse_mass[i] = 1.0 / s->balls[i].mass;
+		ClTape tape;
+		cl_tape_init(&tape, nb, inverse_mass, 1);
+		ClStatus status = {.code = CL_STATUS_OK, .step = -1};
+		ClStepContext ctx = {.scene = s,
+							 .params = s->backend_params[cl_test_backend("exact")].values,
+							 .step = n,
+							 .dt = cl_scene_dt(s),
+							 .tape = &tape,
+							 .workspace = workspace,
+							 .status = &status,
+							 .rollout = r.rollout};
+		double next[64], plus[64], minus[64], column[64], scratch[64], sp[64], up[32];
+		cl_tape_begin_step(&tape, 0);
+		exact->step(&ctx, state, un, next);
+		cl_tape_end_step(&tape, 0);
+		ctx.tape = NULL;
+		const double h = 1e-6;
+		for (int j = 0; j < ns + 2 * nb; j++) {
+			memcpy(sp, state, sizeof(double) * (size_t)ns);
+			memcpy(up, un, sizeof(double) * 2 * (size_t)nb);
+			double *x = j < ns ? &sp[j] : &up[j - ns];
+			double step = j < ns ? h : 1e-4;
+			double x0 = *x;
+			*x = x0 + step;
+			exact->step(&ctx, sp, up, plus);
+			*x = x0 - step;
+			exact->step(&ctx, sp, up, minus);
+			double dsv[64] = {0}, duv[32] = {0};
+			if (j < ns)
+				dsv[j] = 1.0;
+			else
+				duv[j - ns] = 1.0;
+			memcpy(column, dsv, sizeof(double) * (size_t)ns);
+			cl_tape_forward_step(&tape, 0, column, duv, scratch);
+			for (int i = 0; i < ns; i++) {
+				double fd = (plus[i] - minus[i]) / (2.0 * step);
+				if (!(fabs(fd - column[i]) <= 1e-6 * fmax(1.0, fabs(fd))))
+					g_error("seed %u step %d: d s'[%d]/d %s[%d]: tape %.12g, FD %.12g", seed, n, i,
+							j < ns ? "s" : "u", j < ns ? j : j - ns, column[i], fd);
+			}
+		}
+		g_assert_cmpint(status.code, ==, CL_STATUS_OK);
+		checked++;
+		cl_tape_release(&tape);
+		exact->destroy(workspace);
+		g_free(u);
+		run_clear(&r);
+		cl_scene_free(s);
+	}
+	g_assert_cmpint(checked, ==, 4);
+}
+
+/* An oblique collision of unequal balls under gravity and control. */
+static ClScene *oblique_pair(double friction)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "oblique pair, friction %g", friction);
+	s->duration = 1.0;
+	s->steps = 100;
+	s->gravity = (ClVec2){0.3, -1.0};
+	s->elasticity = 0.7;
+	s->friction = friction;
+	ClBall *a = cl_scene_add_ball(s, "a");
+	a->radius = 0.2;
+	a->mass = 1.5;
+	a->position = (ClVec2){-1.0, 0.05};
+	a->velocity = (ClVec2){2.0, 0.3};
+	a->control_kind = CL_CONTROL_CONSTANT;
+	a->control_constant = (ClVec2){0.5, -0.3};
+	ClBall *b = cl_scene_add_ball(s, "b");
+	b->radius = 0.15;
+	b->mass = 0.7;
+	b->position = (ClVec2){0.2, -0.1};
+	b->velocity = (ClVec2){-0.5, 0.2};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 1;
+	t->target = (ClVec2){1.0, 1.0};
+	ClLossTerm *c = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
+	c->ball = 0;
+	c->axis = 1;
+	return s;
+}
+
+/* The ball–ball Newton–Coulomb saltation in its three regimes. */
+static void test_pair_friction(void)
+{
+	static const double frictions[] = {0.0, 0.05, 2.0}; /* frictionless, sliding, sticking */
+	double final_b_vx[3];
+	for (int k = 0; k < 3; k++) {
+		ClScene *s = oblique_pair(frictions[k]);
+		Run r = run_exact(s, NULL);
+		g_assert_cmpint(r.status, ==, CL_STATUS_OK);
+		g_assert_cmpint(cl_rollout_event_count(r.rollout), ==, 1);
+		g_assert_true(check_against_fd(s, &r, 1e-6, 1e-6));
+		final_b_vx[k] = cl_rollout_states(r.rollout)[4 * s->steps * 2 + 6];
+		run_clear(&r);
+		cl_scene_free(s);
+	}
+	/* the three laws really differ */
+	g_assert_cmpfloat(fabs(final_b_vx[0] - final_b_vx[1]), >, 1e-3);
+	g_assert_cmpfloat(fabs(final_b_vx[1] - final_b_vx[2]), >, 1e-3);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/exact/task1", test_task1);
 	g_test_add_func("/exact/task3-table", test_task3_table);
 	g_test_add_func("/exact/task2", test_task2);
+	g_test_add_func("/exact/random-fd", test_random_fd);
+	g_test_add_func("/exact/random-fd-friction", test_random_fd_friction);
+	g_test_add_func("/exact/pair-friction", test_pair_friction);
+	g_test_add_func("/exact/adjoint-vs-forward", test_adjoint_vs_forward);
+	g_test_add_func("/exact/step-jacobian", test_step_jacobian);
 	return g_test_run();
 }
