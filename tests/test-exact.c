@@ -382,6 +382,237 @@ static void test_pair_friction(void)
 	g_assert_cmpfloat(fabs(final_b_vx[1] - final_b_vx[2]), >, 1e-3);
 }
 
+static void test_two_ball_optimum(void)
+{
+	ClScene *s = cl_test_task3();
+	double collision_time;
+	double optimum = cl_two_ball_optimum(s, &collision_time);
+	assert_close(optimum, 1.3965422, 1e-7, "continuous optimum");
+	assert_close(collision_time, 0.683220, 1e-6, "optimal collision time");
+	double *u = g_new(double, 2 * s->steps);
+	g_assert_true(cl_two_ball_optimal_control(s, u));
+	/* affine before the impact, zero after, equal on both axes */
+	g_assert_cmpfloat(u[0], ==, u[1]);
+	g_assert_cmpfloat(u[2 * (s->steps - 1)], ==, 0.0);
+	cl_scene_set_control_sequence(s, 0, u);
+	Run r = run_exact(s, NULL);
+	g_assert_cmpint(r.status, ==, CL_STATUS_OK);
+	assert_close(r.loss, 1.3965844, 1e-6, "exact loss of the sampled optimal control");
+	g_assert_cmpfloat(r.loss, >, optimum);
+	run_clear(&r);
+	g_free(u);
+	cl_scene_free(s);
+
+	/* scenes it does not describe */
+	s = cl_test_task1();
+	double dummy[2 * 480];
+	g_assert_true(isnan(cl_two_ball_optimum(s, NULL)));
+	g_assert_false(cl_two_ball_optimal_control(s, dummy));
+	cl_scene_free(s);
+	s = cl_test_task3();
+	s->loss[0].target = (ClVec2){0.5, 0.0}; /* off the line of centres */
+	g_assert_true(isnan(cl_two_ball_optimum(s, NULL)));
+	cl_scene_free(s);
+}
+
+static void test_deterministic(void)
+{
+	ClScene *s = cl_test_random_scene(7, 3, 2);
+	s->friction = 0.3;
+	Run a = run_exact(s, NULL), b = run_exact(s, NULL);
+	size_t states = (size_t)(s->steps + 1) * (size_t)cl_state_size(s);
+	g_assert_true(memcmp(cl_rollout_states(a.rollout), cl_rollout_states(b.rollout), states * sizeof(double)) == 0);
+	g_assert_true(memcmp(a.ds0, b.ds0, (size_t)cl_state_size(s) * sizeof(double)) == 0);
+	g_assert_true(memcmp(a.du, b.du, (size_t)cl_control_size(s) * sizeof(double)) == 0);
+	g_assert_true(memcmp(&a.loss, &b.loss, sizeof a.loss) == 0);
+	run_clear(&a);
+	run_clear(&b);
+	cl_scene_free(s);
+}
+
+/* ------------------------------------------------------------ degenerate */
+
+static ClScene *empty_scene(const char *name, double duration, int steps)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "%s", name);
+	s->duration = duration;
+	s->steps = steps;
+	return s;
+}
+
+static ClBall *add_ball(ClScene *s, const char *id, double x, double y, double vx, double vy, double radius)
+{
+	ClBall *b = cl_scene_add_ball(s, id);
+	b->position = (ClVec2){x, y};
+	b->velocity = (ClVec2){vx, vy};
+	b->radius = radius;
+	return b;
+}
+
+static void add_wall(ClScene *s, const char *id, double px, double py, double nx, double ny)
+{
+	ClWall *w = cl_scene_add_wall(s, id);
+	w->point = (ClVec2){px, py};
+	w->normal = (ClVec2){nx, ny};
+}
+
+static void add_final_position(ClScene *s, int ball, double x, double y)
+{
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = ball;
+	t->target = (ClVec2){x, y};
+}
+
+/* The run reports the named status with a message naming the objects, and
+ * still finishes with a finite state. */
+static void assert_reported(const ClScene *s, ClStatusCode code, const char *const *names)
+{
+	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
+	g_assert_false(cl_rollout_run(r, NULL, NULL, true));
+	const ClStatus *status = cl_rollout_status(r);
+	g_test_message("%s: %s: %s", s->name, cl_status_name(status->code), status->message);
+	g_assert_cmpint(status->code, ==, code);
+	for (int k = 0; names[k]; k++)
+		g_assert_nonnull(strstr(status->message, names[k]));
+	g_assert_nonnull(strstr(status->message, "t = "));
+	g_assert_cmpint(cl_rollout_steps_done(r), ==, s->steps);
+	g_assert_true(isfinite(cl_rollout_loss(r)));
+	cl_rollout_free(r);
+}
+
+/* A non-degenerate neighbour: status ok and adjoint = FD. */
+static void assert_neighbour_exact(const ClScene *s)
+{
+	Run r = run_exact(s, NULL);
+	g_assert_cmpint(r.status, ==, CL_STATUS_OK);
+	g_assert_true(check_against_fd(s, &r, 1e-6, 1e-6));
+	run_clear(&r);
+}
+
+static void test_grazing(void)
+{
+	/* ball "a" passes ball "b" exactly tangentially at t = 1 */
+	ClScene *s = empty_scene("tangent pass", 1.5, 160);
+	add_ball(s, "a", -1.0, 0.2, 1.0, 0.0, 0.2);
+	add_ball(s, "b", 0.0, -0.2, 0.0, 0.0, 0.2);
+	add_final_position(s, 1, 1.0, 0.0);
+	assert_reported(s, CL_STATUS_GRAZING, (const char *const[]){"\"a\"", "\"b\"", NULL});
+	/* neighbours: a clear miss and a clear (oblique) hit */
+	s->balls[0].position.y = 0.21;
+	assert_neighbour_exact(s);
+	s->balls[0].position.y = 0.15;
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+
+	/* a parabola tangent to a wall: x(t) = √1.8·t − t²/2 peaks at 0.9 = 1 − r */
+	s = empty_scene("tangent parabola", 2.0, 150);
+	s->gravity = (ClVec2){-1.0, 0.0};
+	add_ball(s, "ball", 0.0, 0.0, sqrt(1.8), 0.5, 0.1);
+	add_wall(s, "wall", 1.0, 0.0, -1.0, 0.0);
+	add_final_position(s, 0, -1.0, 0.0);
+	assert_reported(s, CL_STATUS_GRAZING, (const char *const[]){"\"ball\"", "\"wall\"", NULL});
+	s->balls[0].velocity.x = sqrt(1.8) + 0.05;
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+}
+
+static void test_corner(void)
+{
+	/* straight into the corner of the ground and a wall at x = 0 */
+	ClScene *s = empty_scene("corner", 2.0, 110);
+	s->elasticity = 0.8;
+	add_ball(s, "ball", 1.0, 1.0, -1.0, -1.0, 0.1);
+	add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+	add_wall(s, "side", 0.0, 0.0, 1.0, 0.0);
+	add_final_position(s, 0, 2.0, 0.5);
+	assert_reported(s, CL_STATUS_SIMULTANEOUS, (const char *const[]){"\"ground\"", "\"side\"", NULL});
+	/* both impacts were resolved: the ball comes back out of the corner */
+	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
+	cl_rollout_run(r, NULL, NULL, false);
+	const double *end = cl_rollout_states(r) + 4 * s->steps;
+	assert_close(end[2], 0.8, 1e-12, "corner: v_x after");
+	assert_close(end[3], 0.8, 1e-12, "corner: v_y after");
+	g_assert_cmpint(cl_rollout_event_count(r), ==, 2);
+	cl_rollout_free(r);
+	s->balls[0].position.x = 1.01;
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+}
+
+static void test_three_balls(void)
+{
+	/* "left" and "right" reach "middle" at the same instant */
+	ClScene *s = empty_scene("three balls at once", 1.5, 130);
+	add_ball(s, "left", -1.0, 0.0, 1.0, 0.0, 0.2);
+	add_ball(s, "middle", 0.0, 0.0, 0.0, 0.0, 0.2);
+	add_ball(s, "right", 1.0, 0.0, -1.0, 0.0, 0.2);
+	add_final_position(s, 0, -2.0, 0.3);
+	add_final_position(s, 2, 2.0, -0.3);
+	assert_reported(s, CL_STATUS_SIMULTANEOUS, (const char *const[]){"\"middle\"", NULL});
+	s->balls[2].position = (ClVec2){1.05, 0.02};
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+}
+
+static void test_zeno(void)
+{
+	/* dropped from 5 cm with e = 0.5: infinitely many bounces by t ≈ 0.30 s */
+	ClScene *s = empty_scene("bouncing to rest", 1.0, 100);
+	s->gravity = (ClVec2){0.0, -9.8};
+	s->elasticity = 0.5;
+	add_ball(s, "ball", 0.0, 0.15, 0.5, 0.0, 0.1);
+	add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+	add_final_position(s, 0, 1.0, 1.0);
+	assert_reported(s, CL_STATUS_ZENO, (const char *const[]){"\"ball\"", "\"ground\"", NULL});
+	/* it ends resting on the ground, having slid on at its horizontal speed */
+	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
+	cl_rollout_run(r, NULL, NULL, false);
+	const double *end = cl_rollout_states(r) + 4 * s->steps;
+	assert_close(end[1], 0.1, 1e-9, "rests at y = r");
+	assert_close(end[3], 0.0, 1e-9, "no normal speed");
+	assert_close(end[0], 0.5, 1e-12, "slid at 0.5 m/s");
+	cl_rollout_free(r);
+	/* neighbour: the same drop over a shorter time, before the Zeno point */
+	s->duration = 0.2;
+	s->steps = 20;
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+}
+
+static void test_starts_in_contact(void)
+{
+	/* touching the ground at t = 0 and moving into it */
+	ClScene *s = empty_scene("starts in contact", 1.0, 100);
+	s->gravity = (ClVec2){0.0, -9.8};
+	s->elasticity = 0.9;
+	add_ball(s, "ball", 0.0, 0.1, 1.0, -1.0, 0.1);
+	add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+	add_final_position(s, 0, 1.0, 1.0);
+	assert_reported(s, CL_STATUS_IN_CONTACT, (const char *const[]){"\"ball\"", "\"ground\"", NULL});
+	s->balls[0].position.y = 0.2;
+	assert_neighbour_exact(s);
+	cl_scene_free(s);
+
+	/* resting on the ground from the start */
+	s = empty_scene("starts resting", 1.0, 100);
+	s->gravity = (ClVec2){0.0, -9.8};
+	s->elasticity = 0.5;
+	add_ball(s, "ball", 0.0, 0.1, 1.0, 0.0, 0.1);
+	add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+	add_final_position(s, 0, 1.0, 1.0);
+	assert_reported(s, CL_STATUS_IN_CONTACT, (const char *const[]){"\"ball\"", "\"ground\"", NULL});
+	cl_scene_free(s);
+
+	/* two balls touching at t = 0 and pushed together */
+	s = empty_scene("balls start touching", 1.0, 100);
+	add_ball(s, "a", 0.0, 0.0, 1.0, 0.0, 0.2);
+	add_ball(s, "b", 0.4, 0.0, 0.0, 0.0, 0.2);
+	add_final_position(s, 1, 2.0, 0.0);
+	assert_reported(s, CL_STATUS_IN_CONTACT, (const char *const[]){"\"a\"", "\"b\"", NULL});
+	cl_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -393,5 +624,12 @@ int main(int argc, char **argv)
 	g_test_add_func("/exact/pair-friction", test_pair_friction);
 	g_test_add_func("/exact/adjoint-vs-forward", test_adjoint_vs_forward);
 	g_test_add_func("/exact/step-jacobian", test_step_jacobian);
+	g_test_add_func("/exact/two-ball-optimum", test_two_ball_optimum);
+	g_test_add_func("/exact/deterministic", test_deterministic);
+	g_test_add_func("/exact/degenerate/grazing", test_grazing);
+	g_test_add_func("/exact/degenerate/corner", test_corner);
+	g_test_add_func("/exact/degenerate/three-balls", test_three_balls);
+	g_test_add_func("/exact/degenerate/zeno", test_zeno);
+	g_test_add_func("/exact/degenerate/starts-in-contact", test_starts_in_contact);
 	return g_test_run();
 }

@@ -560,9 +560,9 @@ static bool share_ball(const Event *a, const Event *b)
 static void describe(const StepState *st, const Event *e, char *text, size_t size)
 {
 	if (e->kind == EVENT_WALL)
-		snprintf(text, size, "ball \"%s\" and wall \"%s\"", ball_id(st, e->ball), wall_id(st, e->other));
+		snprintf(text, size, "ball \"%s\" hits wall \"%s\"", ball_id(st, e->ball), wall_id(st, e->other));
 	else
-		snprintf(text, size, "balls \"%s\" and \"%s\"", ball_id(st, e->ball), ball_id(st, e->other));
+		snprintf(text, size, "balls \"%s\" and \"%s\" collide", ball_id(st, e->ball), ball_id(st, e->other));
 }
 
 static void check_simultaneous(StepState *st, const Event *e, const Search *search)
@@ -583,9 +583,9 @@ static void check_simultaneous(StepState *st, const Event *e, const Search *sear
 		describe(st, e, a, sizeof a);
 		describe(st, partner, b, sizeof b);
 		cl_step_fail(st->ctx, CL_STATUS_SIMULTANEOUS,
-					 "%s and %s collide at the same instant t = %.9g s: resolved one after the other, but the "
-					 "outcome depends on the order and the gradient is not defined",
-					 a, b, now);
+					 "%s at the same instant t = %.9g s as %s: resolved one after the other, but the outcome "
+					 "depends on the order and the gradient is not defined",
+					 a, now, b);
 	}
 	w->last_time = now;
 	w->last_ball = e->ball;
