@@ -613,12 +613,47 @@ static void test_starts_in_contact(void)
 	cl_scene_free(s);
 }
 
+/* Gradient descent on v0 with exact gradients (§6.4): lr 0.01, 1000 updates. */
+static void test_task2_descent(void)
+{
+	static const double frictions[] = {0.0, 0.1};
+	static const double expected[2][2] = {{10.1841, -4.2036}, {11.1584, -5.9021}};
+	for (int k = 0; k < 2; k++) {
+		ClScene *s = cl_test_task2(frictions[k]);
+		ClOptimizeResult result = {0};
+		g_assert_true(cl_optimize(s, cl_test_backend("exact"), NULL, NULL, NULL, &result));
+		g_assert_cmpint(result.iterations_done, ==, 1000);
+		g_assert_cmpint(result.parameter_count, ==, 2);
+		assert_close(result.parameters[0], expected[k][0], 1e-4, "optimized v_x0");
+		assert_close(result.parameters[1], expected[k][1], 1e-4, "optimized v_y0");
+		g_test_message("final loss %.6g", result.loss[result.iterations_done - 1]);
+		cl_optimize_result_clear(&result);
+		cl_scene_free(s);
+	}
+}
+
+/* Task 3 from the paper's start (u = 3, lr 10) with exact gradients: §6.4's
+ * 1.399115 at iteration 999, short of the optimum because of the kinks. */
+static void test_task3_descent(void)
+{
+	ClScene *s = cl_test_task3();
+	ClOptimizeResult result = {0};
+	g_assert_true(cl_optimize(s, cl_test_backend("exact"), NULL, NULL, NULL, &result));
+	g_assert_cmpint(result.iterations_done, ==, 1000);
+	assert_close(result.loss[999], 1.399115, 1e-6, "task 3 loss at iteration 999");
+	g_assert_cmpfloat(result.loss[999], >, cl_two_ball_optimum(s, NULL));
+	cl_optimize_result_clear(&result);
+	cl_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/exact/task1", test_task1);
 	g_test_add_func("/exact/task3-table", test_task3_table);
 	g_test_add_func("/exact/task2", test_task2);
+	g_test_add_func("/exact/task2-descent", test_task2_descent);
+	g_test_add_func("/exact/task3-descent", test_task3_descent);
 	g_test_add_func("/exact/random-fd", test_random_fd);
 	g_test_add_func("/exact/random-fd-friction", test_random_fd_friction);
 	g_test_add_func("/exact/pair-friction", test_pair_friction);
