@@ -436,14 +436,8 @@ static void test_closed_form_task3(void)
 	cl_scene_free(s);
 }
 
-/* One ball-ball step with unequal masses, e = 0.6, an oblique approach:
- * every block of Nimble's step Jacobian against its closed form,
- *   PP = I − ((e+|a|²)/|a|⁴) a aᵀ (mass-free), VP = dt PP,
- *   VV = I − (1+e) M⁻¹ a aᵀ / Q, FV = VV dt M⁻¹,
- *   PV = M⁻¹ (f D − ((1+e)/Q) a (D v_f)ᵀ),  Q = aᵀM⁻¹a, D = da/dp;
- * and against finite differences of the step, which agree on the velocity
- * rows (the frozen-active-set derivative) and not on the position rows
- * (the explicit update p' = p + dt v has d p'/d p = I, not X). */
+/* Two balls 0.02 into each other (a one-step probe, so not a valid scene)
+ * approaching obliquely, masses 1 and 3, e = 0.6, gravity and controls. */
 static ClScene *oblique_pair(void)
 {
 	ClScene *s = cl_scene_new();
@@ -496,8 +490,8 @@ static void check_step_against_fd(const ClScene *s, const ClRollout *r, double p
 		for (int row = 0; row < ns; row++) {
 			double fd = (sp[row] - sm[row]) / (2 * h);
 			if (row % 4 < 2) {
-				double explicit = row / 4 != col / 4 ? 0.0 : row % 4 == col % 4 ? 1.0 : row % 4 + 2 == col % 4 ? dt : 0.0;
-				worst_explicit = fmax(worst_explicit, fabs(fd - explicit));
+				double update = row / 4 != col / 4 ? 0.0 : row % 4 == col % 4 ? 1.0 : row % 4 + 2 == col % 4 ? dt : 0.0;
+				worst_explicit = fmax(worst_explicit, fabs(fd - update));
 				worst_position = fmax(worst_position, fabs(fd - ds[row]));
 			} else {
 				worst_velocity = fmax(worst_velocity, fabs(fd - ds[row]));
@@ -512,6 +506,14 @@ static void check_step_against_fd(const ClScene *s, const ClRollout *r, double p
 	cl_rollout_free(probe);
 }
 
+/* One ball-ball step with unequal masses, e = 0.6, an oblique approach:
+ * every block of Nimble's step Jacobian against its closed form,
+ *   PP = I − ((e+|a|²)/|a|⁴) a aᵀ (mass-free), VP = dt PP,
+ *   VV = I − (1+e) M⁻¹ a aᵀ / Q, FV = VV dt M⁻¹,
+ *   PV = M⁻¹ (f D − ((1+e)/Q) a (D v_f)ᵀ),  Q = aᵀM⁻¹a, D = da/dp;
+ * and against finite differences of the step, which agree on the velocity
+ * rows (the frozen-active-set derivative) and not on the position rows
+ * (the explicit update p' = p + dt v has d p'/d p = I, not X). */
 static void test_step_jacobian_pair(void)
 {
 	ClScene *s = oblique_pair();
