@@ -836,32 +836,6 @@ static void test_registry(void)
 	cl_scene_free(s);
 }
 
-/* A full Task 3 gradient (recorded forward pass + adjoint): ≤ 200 µs. */
-static void test_performance(void)
-{
-	ClScene *s = cl_test_task3();
-	ClRollout *r = cl_rollout_new(s, nimble());
-	double g_s0[8], *g_u = g_new0(double, cl_control_size(s));
-	double best = INFINITY;
-	for (int batch = 0; batch < 5; batch++) {
-		gint64 start = g_get_monotonic_time();
-		for (int k = 0; k < 100; k++) {
-			cl_rollout_run(r, NULL, NULL, true);
-			cl_rollout_gradient(r, g_s0, g_u);
-		}
-		best = fmin(best, (g_get_monotonic_time() - start) / 100.0);
-	}
-	g_test_message("Task 3 gradient: %.1f µs", best);
-#ifdef __OPTIMIZE__
-	g_assert_cmpfloat(best, <=, 200.0);
-#else
-	g_test_skip("timing target applies to optimized builds");
-#endif
-	g_free(g_u);
-	cl_rollout_free(r);
-	cl_scene_free(s);
-}
-
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -885,6 +859,5 @@ int main(int argc, char **argv)
 	g_test_add_func("/nimble/three-balls-two-walls", test_three_balls_two_walls);
 	g_test_add_func("/nimble/solver-failure", test_solver_failure_reported);
 	g_test_add_func("/nimble/registry", test_registry);
-	g_test_add_func("/nimble/performance", test_performance);
 	return g_test_run();
 }
