@@ -111,7 +111,9 @@ static void test_bad_input(gconstpointer data)
 		args[i] = strcmp(c->args[i], "@") == 0 ? scene : c->args[i];
 	char *out, *err;
 	int status = run(args, &out, &err);
-	char *expected = scene ? g_strjoinv(scene, g_strsplit(c->message, "@", -1)) : g_strdup(c->message);
+	char **pieces = g_strsplit(c->message, "@", -1);
+	char *expected = g_strjoinv(scene ? scene : "", pieces);
+	g_strfreev(pieces);
 	g_assert_cmpint(status, ==, 2);
 	g_assert_cmpstr(out, ==, "");
 	/* one line, "contactlab: …" (a usage listing may follow an unknown command) */
@@ -225,8 +227,10 @@ static void test_simulate_csv(void)
 	g_assert_cmpint(status, !=, 2);
 	g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
 	g_assert_true(g_str_has_prefix(contents, "backend,step,time,ball,x,y,vx,vy\nexact,0,0,ball,-1,1,2,-2\n"));
+	char **lines = g_strsplit(contents, "\n", -1);
 	if (status == 0) /* every step: the header, steps 0 … 480 and the final newline */
-		g_assert_cmpuint(g_strv_length(g_strsplit(contents, "\n", -1)), ==, 1 + 481 + 1);
+		g_assert_cmpuint(g_strv_length(lines), ==, 1 + 481 + 1);
+	g_strfreev(lines);
 	g_remove(path);
 	g_free(contents);
 	g_free(out);
