@@ -1,6 +1,6 @@
 /* The Warp backends (compliant-warp, pbd-warp): the paper's numbers, float64
  * variants, step Jacobians against finite differences, general scenes,
- * divergence and speed. */
+ * divergence. */
 #include "core.h"
 #include "tasks.h"
 
@@ -481,30 +481,6 @@ static void test_compliant_divergence(void)
 	cl_scene_free(s);
 }
 
-/* --------------------------------------------------------------- speed */
-
-static void test_speed(gconstpointer data)
-{
-	const char *backend_id = data;
-	ClScene *s = cl_test_task3();
-	int backend = cl_test_backend(backend_id);
-	ClRollout *r = cl_rollout_new(s, backend);
-	double *g_s0 = g_new0(double, cl_state_size(s)), *g_u = g_new0(double, cl_control_size(s));
-	double best = INFINITY;
-	for (int rep = 0; rep < 200; rep++) {
-		gint64 start = g_get_monotonic_time();
-		cl_rollout_run(r, NULL, NULL, true);
-		cl_rollout_gradient(r, g_s0, g_u);
-		best = fmin(best, (double)(g_get_monotonic_time() - start));
-	}
-	g_test_message("%s: %.0f µs per Task 3 gradient (best of 200)", backend_id, best);
-	g_assert_cmpfloat(best, <=, 200.0);
-	g_free(g_s0);
-	g_free(g_u);
-	cl_rollout_free(r);
-	cl_scene_free(s);
-}
-
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -519,7 +495,5 @@ int main(int argc, char **argv)
 	g_test_add_data_func("/warp/general/pbd", "pbd-warp", test_general_scene);
 	g_test_add_func("/warp/general/compliant-fd", test_general_compliant_fd);
 	g_test_add_func("/warp/divergence", test_compliant_divergence);
-	g_test_add_data_func("/warp/speed/compliant", "compliant-warp", test_speed);
-	g_test_add_data_func("/warp/speed/pbd", "pbd-warp", test_speed);
 	return g_test_run();
 }
