@@ -343,28 +343,6 @@ static void test_friction_spin(gconstpointer data)
 	cl_scene_free(s);
 }
 
-/* A full Task 3 gradient as the paper ran it (240 × 2 sub-steps): best of
- * 300 runs, against the 200 µs budget. */
-static void test_timing(gconstpointer data)
-{
-	const char *backend = data;
-	ClScene *s = paper_scene(TASK3);
-	ClRollout *r = cl_rollout_new(s, cl_test_backend(backend));
-	double *g = g_new0(double, cl_state_size(s) + cl_control_size(s));
-	double best = INFINITY;
-	for (int rep = 0; rep < 300; rep++) {
-		gint64 start = g_get_monotonic_time();
-		cl_rollout_run(r, NULL, NULL, true);
-		cl_rollout_gradient(r, g, g + cl_state_size(s));
-		best = fmin(best, (double)(g_get_monotonic_time() - start));
-	}
-	g_test_message("%s: %.0f µs per Task 3 gradient", backend, best);
-	g_assert_cmpfloat(best, <=, 200.0);
-	g_free(g);
-	cl_rollout_free(r);
-	cl_scene_free(s);
-}
-
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -397,8 +375,6 @@ int main(int argc, char **argv)
 		g_test_add_data_func(path, backends[i], test_random_scene);
 		snprintf(path, sizeof path, "/brax/%s/friction-spin", backends[i]);
 		g_test_add_data_func(path, backends[i], test_friction_spin);
-		snprintf(path, sizeof path, "/brax/%s/timing", backends[i]);
-		g_test_add_data_func(path, backends[i], test_timing);
 	}
 	return g_test_run();
 }
