@@ -371,6 +371,10 @@ static void cl_scene_canvas_class_init(ClSceneCanvasClass *klass)
 												NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 	gtk_widget_class_add_binding(widget_class, GDK_KEY_Delete, 0, delete_selection, NULL);
 	gtk_widget_class_add_binding(widget_class, GDK_KEY_BackSpace, 0, delete_selection, NULL);
+	/* playback keys live on the canvas so they never steal a typed space */
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_space, 0, "win.toggle-play", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Left, 0, "win.step-back", NULL);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Right, 0, "win.step-forward", NULL);
 	gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 	gtk_widget_class_set_css_name(widget_class, "scenecanvas");
 }

@@ -317,7 +317,8 @@ static void draw_playback(Ctx *c)
 			cairo_stroke(cr);
 			double radius = scene->balls[ball].radius * c->view->scale;
 			cairo_arc(cr, q.x, q.y, radius, 0, 2 * G_PI);
-			set_rgb(cr, rgb, 0.22);
+			/* faint fills: ten backends' balls on one spot must stay readable */
+			set_rgb(cr, rgb, is_exact(r->backend) ? 0.12 : 0.05);
 			cairo_fill_preserve(cr);
 			set_rgb(cr, rgb, 0.95);
 			cairo_set_line_width(cr, is_exact(r->backend) ? 2.2 : 1.4);

@@ -1,7 +1,9 @@
 #include "cl-window.h"
 
 #include "cl-compute-job.h"
+#include "cl-backend-list.h"
 #include "cl-gradient-view.h"
+#include "cl-inspector.h"
 #include "cl-scene-canvas.h"
 #include "cl-undo-stack.h"
 #include "scene-file.h"
@@ -33,7 +35,8 @@ struct _ClWindow {
 	GtkButton *cancel_button;
 	GtkStack *results_stack;
 	ClGradientView *gradient_view;
-	GtkBox *sidebar;
+	ClInspector *inspector;
+	ClBackendList *backend_list;
 
 	/* owned */
 	GSettings *settings; /* a reference to the app's, may be NULL */
@@ -393,7 +396,8 @@ static void set_dirty(ClWindow *self, gboolean dirty)
 
 static void refresh_sidebar(ClWindow *self)
 {
-	(void)self;
+	cl_inspector_refresh(self->inspector, cl_scene_canvas_get_selection(self->canvas));
+	cl_backend_list_refresh(self->backend_list);
 }
 
 /* Something edited self->scene in place. */
@@ -988,6 +992,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 
 	g_type_ensure(CL_TYPE_SCENE_CANVAS);
 	g_type_ensure(CL_TYPE_GRADIENT_VIEW);
+	g_type_ensure(CL_TYPE_INSPECTOR);
+	g_type_ensure(CL_TYPE_BACKEND_LIST);
 	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, title_label);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, subtitle_label);
@@ -1003,7 +1009,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, cancel_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, results_stack);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, gradient_view);
-	gtk_widget_class_bind_template_child(widget_class, ClWindow, sidebar);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, inspector);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, backend_list);
 }
 
 static void cl_window_init(ClWindow *self)
@@ -1066,6 +1073,8 @@ ClWindow *cl_window_new(ClApplication *app)
 	}
 	self->scene = scene;
 	cl_scene_canvas_set_scene(self->canvas, self->scene);
+	cl_inspector_set_window(self->inspector, self);
+	cl_backend_list_set_window(self->backend_list, self);
 	update_title(self);
 	sync_time(self);
 	update_actions(self);
