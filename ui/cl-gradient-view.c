@@ -380,3 +380,10 @@ void cl_gradient_view_set_result(ClGradientView *self, ClComputeResult *result)
 	self->result = result;
 	rebuild(self);
 }
+
+void cl_gradient_view_set_progress_state(ClGradientView *self, int runs_completed, gboolean computing)
+{
+	char *text = g_strdup_printf("runs completed: %d; computing: %s", runs_completed, computing ? "yes" : "no");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+	g_free(text);
+}

@@ -56,6 +56,7 @@ struct _ClWindow {
 	guint autosave_source;
 	guint message_source;
 
+	int runs_completed;
 	gboolean playing;
 	guint tick_id;
 	gint64 last_frame;
@@ -281,6 +282,7 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 		g_clear_pointer(&self->result, cl_compute_result_unref);
 		self->result = result;
 		self->result_stale = FALSE;
+		self->runs_completed++;
 		int failed = 0;
 		for (int i = 0; i < result->backend_count; i++)
 			failed += result->backends[i].status.code != CL_STATUS_OK;
@@ -758,6 +760,18 @@ static void action_close(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_window_close(GTK_WINDOW(data));
 }
 
+static void action_select_object(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	(void)a;
+	ClWindow *self = data;
+	const char *id = g_variant_get_string(p, NULL);
+	int ball = cl_scene_find_ball(self->scene, id), wall = cl_scene_find_wall(self->scene, id);
+	ClPick pick = ball >= 0 ? (ClPick){CL_PICK_BALL, ball}
+				  : wall >= 0 ? (ClPick){CL_PICK_WALL, wall}
+							  : (ClPick){CL_PICK_NONE, -1};
+	cl_scene_canvas_set_selection(self->canvas, pick);
+}
+
 static void change_tool(GSimpleAction *a, GVariant *value, gpointer data)
 {
 	ClWindow *self = data;
@@ -806,6 +820,7 @@ static const GActionEntry win_actions[] = {
 	{.name = "zoom-in", .activate = action_zoom},
 	{.name = "zoom-out", .activate = action_zoom},
 	{.name = "close", .activate = action_close},
+	{.name = "select-object", .activate = action_select_object, .parameter_type = "s"},
 	{.name = "tool", .parameter_type = "s", .state = "'select'", .change_state = change_tool},
 	{.name = "live", .state = "true", .change_state = change_live},
 	{.name = "loop", .state = "false", .change_state = change_loop},
@@ -820,6 +835,7 @@ static void enable(ClWindow *self, const char *name, gboolean enabled)
 
 static void update_actions(ClWindow *self)
 {
+	cl_gradient_view_set_progress_state(self->gradient_view, self->runs_completed, self->job != NULL);
 	enable(self, "undo", cl_undo_stack_can_undo(self->undo));
 	enable(self, "redo", cl_undo_stack_can_redo(self->undo));
 	enable(self, "cancel", self->job != NULL);
