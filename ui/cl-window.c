@@ -4,6 +4,7 @@
 #include "cl-backend-list.h"
 #include "cl-gradient-view.h"
 #include "cl-inspector.h"
+#include "cl-perturbation-view.h"
 #include "cl-scene-canvas.h"
 #include "cl-undo-stack.h"
 #include "scene-file.h"
@@ -35,6 +36,7 @@ struct _ClWindow {
 	GtkButton *cancel_button;
 	GtkStack *results_stack;
 	ClGradientView *gradient_view;
+	ClPerturbationView *perturbation_view;
 	ClInspector *inspector;
 	ClBackendList *backend_list;
 
@@ -258,6 +260,7 @@ static void show_result(ClWindow *self)
 {
 	cl_scene_canvas_set_result(self->canvas, self->result, self->result_stale);
 	cl_gradient_view_set_result(self->gradient_view, self->result);
+	cl_perturbation_view_set_result(self->perturbation_view, self->result, self->enabled);
 	/* stale numbers stay readable but visibly out of date until the rerun lands */
 	gtk_widget_set_opacity(GTK_WIDGET(self->gradient_view), self->result_stale ? 0.45 : 1.0);
 }
@@ -321,7 +324,9 @@ static void start_compute(ClWindow *self)
 		g_array_free(backends, TRUE);
 		return;
 	}
-	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len, NULL, 0);
+	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len,
+								   cl_perturbation_view_get_parameter(self->perturbation_view),
+								   cl_perturbation_view_get_delta(self->perturbation_view));
 	g_array_free(backends, TRUE);
 	self->cancellable = g_cancellable_new();
 	self->job_started = g_get_monotonic_time();
@@ -405,6 +410,7 @@ static void refresh_sidebar(ClWindow *self)
 /* Something edited self->scene in place. */
 static void scene_touched(ClWindow *self)
 {
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	gtk_widget_queue_draw(GTK_WIDGET(self->canvas));
 	sync_time(self);
 	update_title(self);
@@ -434,6 +440,7 @@ static void replace_scene(ClWindow *self, ClScene *scene, gboolean fit)
 	sync_time(self);
 	if (fit)
 		cl_scene_canvas_zoom_fit(self->canvas);
+	cl_perturbation_view_set_scene(self->perturbation_view, scene);
 	refresh_sidebar(self);
 	update_title(self);
 	update_actions(self);
@@ -843,9 +850,17 @@ static void update_actions(ClWindow *self)
 
 /* ------------------------------------------------------ canvas signals */
 
+static void perturbation_changed(ClPerturbationView *view, ClWindow *self)
+{
+	if (self->settings)
+		g_settings_set_double(self->settings, "perturbation-delta", cl_perturbation_view_get_delta(view));
+	invalidate(self);
+}
+
 static void canvas_changed(ClSceneCanvas *canvas, ClWindow *self)
 {
 	(void)canvas;
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	refresh_sidebar(self);
 	invalidate(self);
 }
@@ -1009,6 +1024,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	g_type_ensure(CL_TYPE_SCENE_CANVAS);
 	g_type_ensure(CL_TYPE_GRADIENT_VIEW);
 	g_type_ensure(CL_TYPE_INSPECTOR);
+	g_type_ensure(CL_TYPE_PERTURBATION_VIEW);
 	g_type_ensure(CL_TYPE_BACKEND_LIST);
 	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, title_label);
@@ -1025,6 +1041,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, cancel_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, results_stack);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, gradient_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, perturbation_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, inspector);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, backend_list);
 }
@@ -1040,6 +1057,7 @@ static void cl_window_init(ClWindow *self)
 	g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(time_changed), self);
 	g_signal_connect(self->speed_dropdown, "notify::selected", G_CALLBACK(speed_changed), self);
 	g_signal_connect(self->canvas, "scene-changed", G_CALLBACK(canvas_changed), self);
+	g_signal_connect(self->perturbation_view, "changed", G_CALLBACK(perturbation_changed), self);
 	g_signal_connect(self->canvas, "edit-done", G_CALLBACK(canvas_edit_done), self);
 	g_signal_connect(self->canvas, "edit-refused", G_CALLBACK(canvas_refused), self);
 	g_signal_connect(self->canvas, "selection-changed", G_CALLBACK(canvas_selection), self);
@@ -1064,6 +1082,7 @@ static void apply_settings(ClWindow *self)
 		if (fabs(log(playback_speeds[i] / speed)) < fabs(log(playback_speeds[best] / speed)))
 			best = i;
 	gtk_drop_down_set_selected(self->speed_dropdown, best);
+	cl_perturbation_view_set_delta(self->perturbation_view, g_settings_get_double(s, "perturbation-delta"));
 	char **ids = g_settings_get_strv(s, "enabled-backends");
 	if (ids[0]) {
 		for (int b = 0; b < cl_backend_count(); b++)
@@ -1089,6 +1108,7 @@ ClWindow *cl_window_new(ClApplication *app)
 	}
 	self->scene = scene;
 	cl_scene_canvas_set_scene(self->canvas, self->scene);
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	cl_inspector_set_window(self->inspector, self);
 	cl_backend_list_set_window(self->backend_list, self);
 	update_title(self);
