@@ -5,6 +5,7 @@
 #include "cl-gradient-view.h"
 #include "cl-inspector.h"
 #include "cl-perturbation-view.h"
+#include "cl-preferences.h"
 #include "cl-scene-canvas.h"
 #include "cl-undo-stack.h"
 #include "scene-file.h"
@@ -984,7 +985,34 @@ void cl_window_offer_recovery(ClWindow *self, const char *path)
 
 void cl_window_show_preferences(ClWindow *self)
 {
-	(void)self;
+	gtk_window_present(GTK_WINDOW(cl_preferences_new(GTK_WINDOW(self), self->settings)));
+}
+
+/* The preferences window writes settings; the window follows them. */
+static void setting_changed(GSettings *settings, const char *key, ClWindow *self)
+{
+	if (g_str_equal(key, "live") || g_str_equal(key, "loop")) {
+		gboolean value = g_settings_get_boolean(settings, key);
+		GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(self), key);
+		if (state && g_variant_get_boolean(state) != value)
+			g_action_group_change_action_state(G_ACTION_GROUP(self), key, g_variant_new_boolean(value));
+		g_clear_pointer(&state, g_variant_unref);
+	} else if (g_str_equal(key, "playback-speed")) {
+		double speed = g_settings_get_double(settings, key);
+		if (fabs(speed - playback_speed(self)) > 1e-12) {
+			guint best = 1;
+			for (guint i = 0; i < G_N_ELEMENTS(playback_speeds); i++)
+				if (fabs(log(playback_speeds[i] / speed)) < fabs(log(playback_speeds[best] / speed)))
+					best = i;
+			gtk_drop_down_set_selected(self->speed_dropdown, best);
+		}
+	} else if (g_str_equal(key, "perturbation-delta")) {
+		double delta = g_settings_get_double(settings, key);
+		if (fabs(delta - cl_perturbation_view_get_delta(self->perturbation_view)) > 1e-15) {
+			cl_perturbation_view_set_delta(self->perturbation_view, delta);
+			invalidate(self);
+		}
+	}
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -1097,6 +1125,8 @@ ClWindow *cl_window_new(ClApplication *app)
 	GSettings *settings = cl_application_get_settings(app);
 	self->settings = settings ? g_object_ref(settings) : NULL;
 	apply_settings(self);
+	if (self->settings)
+		g_signal_connect_object(self->settings, "changed", G_CALLBACK(setting_changed), self, 0);
 	cl_scene_canvas_set_backend_visible(self->canvas, self->enabled);
 	/* open on the paper's Task 3, the scene the workbench is built around */
 	GError *error = NULL;
