@@ -359,9 +359,10 @@ static void cl_gradient_view_init(ClGradientView *self)
 	gtk_grid_set_row_spacing(GTK_GRID(self->grid), 0);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_LABEL, "Gradient table", -1);
 	GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_box_append(GTK_BOX(content), self->grid);
+	/* explanations first: a result that is not ok must not hide below the fold */
 	self->notes = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_box_append(GTK_BOX(content), self->notes);
+	gtk_box_append(GTK_BOX(content), self->grid);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
 	gtk_box_append(GTK_BOX(self->box), scroll);
 	gtk_widget_set_sensitive(self->copy_button, FALSE);

@@ -66,6 +66,7 @@ struct _ClWindow {
 	double time;
 	gboolean updating_time;
 	gboolean close_after_save;
+	gboolean fit_pending; /* frame the first trajectories of a newly loaded scene */
 	gboolean closing_confirmed;
 };
 
@@ -297,6 +298,10 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 		gtk_label_set_text(self->status_label, status);
 		g_free(status);
 		show_result(self);
+		if (self->fit_pending) {
+			self->fit_pending = FALSE;
+			cl_scene_canvas_zoom_fit(self->canvas);
+		}
 		if (!self->playing && self->time == 0 && result->scene->ball_count > 0)
 			set_time(self, self->scene->duration);
 	} else {
@@ -439,8 +444,10 @@ static void replace_scene(ClWindow *self, ClScene *scene, gboolean fit)
 	show_result(self);
 	self->time = 0;
 	sync_time(self);
-	if (fit)
+	if (fit) {
 		cl_scene_canvas_zoom_fit(self->canvas);
+		self->fit_pending = TRUE;
+	}
 	cl_perturbation_view_set_scene(self->perturbation_view, scene);
 	refresh_sidebar(self);
 	update_title(self);
