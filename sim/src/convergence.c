@@ -31,12 +31,14 @@ static void *xcalloc(size_t count, size_t size)
 	return p;
 }
 
-/* float32 losses carry ~1e-7 relative rounding noise: their default step is
- * a thousand times larger than float64's (as sweeps and `gradients` do). */
+/* float32 losses carry ~1e-7 relative rounding noise, so their step is
+ * larger, but not so large that it moves a contact into another step (the
+ * `gradients` command's rule). */
 static double fd_step(const ClConvergenceDef *def, const ClScene *scene, int backend, double value)
 {
-	bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
-	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-3 : 1e-6;
+	bool f32 = cl_backend_param_find(backend, "precision") >= 0 &&
+			   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-4 : 1e-6;
 	return h * fmax(1.0, fabs(value));
 }
 

@@ -364,7 +364,7 @@ typedef struct ClConvergenceDef {
 	int backend_count;
 	int threads; /* worker threads, ≥ 1 */
 	/* relative central-difference step for parameters without an adjoint
-	 * (0: 1e-6, 1e-3 for float32 backends), times max(1, |value|) */
+	 * (0: 1e-6, 1e-4 for float32 backends), times max(1, |value|) */
 	double fd_step;
 	ClConvergenceProgress progress;
 	void *user;
