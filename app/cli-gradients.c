@@ -57,19 +57,23 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 
 static void put_csv(GString *out, const BackendResult *results, guint count)
 {
-	g_string_append(out, "backend,parameter,value,fd\n");
+	/* long format, as the header: the FD of each derivative is its own row */
+	g_string_append(out, "backend,parameter,value\n");
 	for (guint k = 0; k < count; k++) {
 		const BackendResult *r = &results[k];
 		const char *id = cl_backend_info(r->backend)->id;
 		char *status = cl_cli_status_text(&r->status);
 		g_string_append_printf(out, "%s,status,", id);
 		cl_csv_append_field(out, status);
-		g_string_append_printf(out, ",\n%s,loss,%s,\n", id, cl_format_number(r->loss).text);
+		g_string_append_printf(out, "\n%s,loss,%s\n", id, cl_format_number(r->loss).text);
 		g_free(status);
 		for (guint i = 0; i < r->rows->len; i++) {
 			const GradientRow *row = &g_array_index(r->rows, GradientRow, i);
-			g_string_append_printf(out, "%s,%s,%s,", id, row->name, cl_format_number(row->adjoint).text);
-			g_string_append_printf(out, "%s\n", cl_format_number(row->fd).text);
+			g_string_append_printf(out, "%s,%s,%s\n", id, row->name, cl_format_number(row->adjoint).text);
+		}
+		for (guint i = 0; i < r->rows->len; i++) {
+			const GradientRow *row = &g_array_index(r->rows, GradientRow, i);
+			g_string_append_printf(out, "%s,fd:%s,%s\n", id, row->name, cl_format_number(row->fd).text);
 		}
 	}
 }
