@@ -574,13 +574,14 @@ static gboolean parse_cite(const ClLessonStep *step, const char *source, ClCite 
 	/* an optional last word ".Nf", ".Ng" or ".Ne" is the number's format */
 	if (count > 1) {
 		const char *f = g_ptr_array_index(w, count - 1);
-		if (f[0] == '.') {
-			gsize len = strlen(f);
-			gboolean digits = len >= 3 && len <= 4;
-			for (gsize i = 1; digits && i < len - 1; i++)
+		if (f[0] == '.' || (f[0] == '+' && f[1] == '.')) {
+			/* "+" shows the sign of positive numbers too */
+			gsize len = strlen(f), first = f[0] == '+' ? 2 : 1;
+			gboolean digits = len >= first + 2 && len <= first + 3;
+			for (gsize i = first; digits && i < len - 1; i++)
 				digits = g_ascii_isdigit(f[i]);
 			if (!digits || !strchr("fge", f[len - 1])) {
-				*reason = g_strdup_printf("\"%s\" is not a number format (.4f, .6g, .3e …)", f);
+				*reason = g_strdup_printf("\"%s\" is not a number format (.4f, +.4f, .6g, .3e …)", f);
 				goto out;
 			}
 			g_snprintf(cite->format, sizeof cite->format, "%%%s", f);
