@@ -74,6 +74,7 @@ struct ClPlotPanel {
 	char *title;
 	PlotAxis x, y;
 	bool equal_aspect;
+	bool hidden;
 	int grid; /* −1: on unless the panel shows a heatmap */
 	ClPlotLegend legend;
 	GPtrArray *series, *heatmaps, *quivers, *shapes, *texts;

@@ -210,6 +210,11 @@ void cl_plot_panel_set_legend(ClPlotPanel *p, ClPlotLegend legend)
 	p->legend = legend;
 }
 
+void cl_plot_panel_set_visible(ClPlotPanel *p, bool visible)
+{
+	p->hidden = !visible;
+}
+
 static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *label, const double *x, const double *y,
 								int count)
 {

@@ -141,6 +141,8 @@ void cl_plot_panel_set_y_range(ClPlotPanel *panel, double min, double max);
 void cl_plot_panel_set_equal_aspect(ClPlotPanel *panel, bool equal);
 void cl_plot_panel_set_grid(ClPlotPanel *panel, bool grid);
 void cl_plot_panel_set_legend(ClPlotPanel *panel, ClPlotLegend legend);
+/* A hidden panel keeps its grid cell empty (the last cells of a ragged grid). */
+void cl_plot_panel_set_visible(ClPlotPanel *panel, bool visible);
 
 /* A line through (x[i], y[i]); NAN (or ≤ 0 on a log axis) breaks it. The data
  * are copied. label NULL: not in the legend. Colour: the palette by order. */

@@ -295,6 +295,8 @@ static void resolve_ranges(ClPlotFigure *f)
 	if (f->share_x || f->share_y) {
 		double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
 		for (int i = 0; i < n; i++) {
+			if (f->panels[i].hidden)
+				continue;
 			x_lo = MIN(x_lo, f->panels[i].x.min);
 			x_hi = MAX(x_hi, f->panels[i].x.max);
 			y_lo = MIN(y_lo, f->panels[i].y.min);
@@ -412,7 +414,7 @@ static double widest_y_tick(cairo_t *cr, const ClPlotFigure *f, double font)
 	double w = 0;
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
-		if (!p->show_y_labels)
+		if (!p->show_y_labels || p->hidden)
 			continue;
 		for (int k = 0; k < p->y.ticks.count; k++) {
 			char label[96];
@@ -445,7 +447,7 @@ static GPtrArray *legend_entries(ClPlotFigure *f, ClPlotPanel *only)
 	GPtrArray *entries = g_ptr_array_new();
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		ClPlotPanel *p = &f->panels[i];
-		if (only && p != only)
+		if ((only && p != only) || p->hidden)
 			continue;
 		for (guint k = 0; k < p->series->len; k++) {
 			ClPlotSeries *s = g_ptr_array_index(p->series, k);
@@ -505,7 +507,8 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 	for (int r = 0; r < f->rows; r++)
 		for (int c = 0; c < f->cols; c++) {
 			ClPlotPanel *p = &f->panels[r * f->cols + c];
-			p->show_x_labels = !f->share_x || r == f->rows - 1;
+			/* with shared x, the lowest visible panel of each column keeps its labels */
+			p->show_x_labels = !f->share_x || r == f->rows - 1 || f->panels[(r + 1) * f->cols + c].hidden;
 			p->show_y_labels = !f->share_y || c == 0;
 		}
 
@@ -600,7 +603,7 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 		L->y_tick_w = widest_y_tick(cr, f, L->font);
 	}
 	if (f->has_heatmap) {
-		const ClPlotPanel *first = &f->panels[0], *last = &f->panels[f->rows * f->cols - 1];
+		const ClPlotPanel *first = &f->panels[0], *last = &f->panels[(f->rows - 1) * f->cols];
 		L->colorbar.y = first->area.y;
 		L->colorbar.h = last->area.y + last->area.h - first->area.y;
 	}
@@ -1222,7 +1225,8 @@ void cl_plot_figure_draw(ClPlotFigure *f, cairo_t *cr, double width, double heig
 	if (f->title)
 		draw_text(cr, f->title, L.title_font, theme.foreground, width / 2, OUTER_PAD, 0.5, 0, 0);
 	for (int i = 0; i < f->rows * f->cols; i++)
-		draw_panel(cr, f, &f->panels[i], &L, &theme);
+		if (!f->panels[i].hidden)
+			draw_panel(cr, f, &f->panels[i], &L, &theme);
 	if (f->has_heatmap)
 		draw_colorbar(cr, f, &L, &theme);
 	if (L.legend.w > 0) {
@@ -1240,7 +1244,7 @@ bool cl_plot_figure_pick(const ClPlotFigure *f, double px, double py, int *row, 
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
 		const PlotRect *a = &p->area;
-		if (px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
+		if (p->hidden || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
 			continue;
 		if (row)
 			*row = i / f->cols;

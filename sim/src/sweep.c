@@ -61,9 +61,12 @@ static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *
 	}
 }
 
-static double fd_step(const ClSweepDef *def, double value)
+/* float32 losses carry ~1e-7 relative rounding noise: their default step is
+ * a thousand times larger than float64's (as the `gradients` command does). */
+static double fd_step(const ClSweepDef *def, const ClScene *scene, int backend, double value)
 {
-	double h = def->fd_step > 0 ? def->fd_step : 1e-6;
+	bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-3 : 1e-6;
 	return h * fmax(1.0, fabs(value));
 }
 
@@ -123,7 +126,7 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 			continue;
 		}
 		ClStatus fd_status;
-		grads[k] = cl_finite_difference(scene, backend, params[k], fd_step(def, values[k]), &fd_status);
+		grads[k] = cl_finite_difference(scene, backend, params[k], fd_step(def, scene, backend, values[k]), &fd_status);
 		merge_status(&cell.status, fd_status.code);
 	}
 	cell.grad_x = grads[0];

@@ -356,7 +356,9 @@ typedef struct ClSweepDef {
 	const int *backends; /* registry indices */
 	int backend_count;
 	int threads;    /* worker threads, ≥ 1 */
-	double fd_step; /* central-difference step for parameters without an adjoint (0: 1e-6) */
+	/* relative central-difference step for parameters without an adjoint
+	 * (0: 1e-6, 1e-3 for float32 backends), times max(1, |value|) */
+	double fd_step;
 	ClSweepProgress progress;
 	void *user;
 	const _Atomic int *cancel; /* optional: non-zero stops the sweep before the next cell */
