@@ -38,7 +38,7 @@ int cl_cmd_figure(int argc, char **argv)
 		goto out;
 	}
 	if (!png && !svg && !pdf) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_MISSING, "figure: give --png, --svg and/or --pdf FILE");
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "figure: give --png, --svg and/or --pdf FILE");
 		goto out;
 	}
 	status = CL_EXIT_FAILED;

@@ -2,6 +2,7 @@
 #include "cli-common.h"
 #include "cli-plots.h"
 #include "figures.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -164,7 +165,7 @@ int cl_cmd_heatmap(int argc, char **argv)
 		goto out;
 	ClSweepDef def = {.threads = threads ? threads : (int)g_get_num_processors()};
 	if (!x_spec || !y_spec) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_MISSING, "heatmap: --x and --y are required");
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "heatmap: --x and --y are required");
 		goto out;
 	}
 	if (!parse_axis(scene, "--x", x_spec, &def.x, &error) || !parse_axis(scene, "--y", y_spec, &def.y, &error))
