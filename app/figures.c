@@ -396,7 +396,7 @@ static void add_scene_decor(ClPlotPanel *p, const ClScene *scene)
 			ClPlotSeries *m =
 				cl_plot_panel_add_marker(p, scene->loss[k].target.x, scene->loss[k].target.y, CL_PLOT_MARKER_CROSS, NULL);
 			cl_plot_series_set_marker(m, CL_PLOT_MARKER_CROSS, 8, 1);
-			cl_plot_panel_add_text(p, scene->loss[k].target.x, scene->loss[k].target.y + 0.12, CL_PLOT_ANCHOR_ABOVE,
+			cl_plot_panel_add_text(p, scene->loss[k].target.x + 0.1, scene->loss[k].target.y, CL_PLOT_ANCHOR_LEFT,
 								   "target");
 		}
 }

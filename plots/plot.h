@@ -137,7 +137,8 @@ void cl_plot_panel_set_y_axis(ClPlotPanel *panel, const char *label, ClPlotScale
 /* Fixed ranges; NAN for either end means "from the data". */
 void cl_plot_panel_set_x_range(ClPlotPanel *panel, double min, double max);
 void cl_plot_panel_set_y_range(ClPlotPanel *panel, double min, double max);
-/* One data unit is as long on x as on y (trajectories); the ranges grow to fit. */
+/* One data unit is as long on x as on y (trajectories): ranges from the data
+ * grow to fit; when all four ends are fixed the plot area shrinks instead. */
 void cl_plot_panel_set_equal_aspect(ClPlotPanel *panel, bool equal);
 void cl_plot_panel_set_grid(ClPlotPanel *panel, bool grid);
 void cl_plot_panel_set_legend(ClPlotPanel *panel, ClPlotLegend legend);

@@ -391,7 +391,7 @@ static bool panel_has_heatmap(const ClPlotPanel *p)
 /* As many ticks as fit: labels at least a font size apart along the axis. */
 static void axis_ticks_fit(cairo_t *cr, PlotAxis *axis, double length, double font, bool horizontal)
 {
-	double spacing = horizontal ? 4.5 * font : (axis->scale == CL_PLOT_SCALE_LOG ? 2.2 : 3.0) * font;
+	double spacing = horizontal ? 3.0 * font : (axis->scale == CL_PLOT_SCALE_LOG ? 2.2 : 3.0) * font;
 	for (int target = MAX(2, (int)floor(length / spacing)); target >= 2; target--) {
 		cl_plot_nice_ticks(axis->min, axis->max, axis->scale, target, &axis->ticks);
 		if (axis->ticks.count < 2)
@@ -563,12 +563,12 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 			widths += ((!f->share_y || c == 0) ? left_full : gap) + right;
 		for (int r = 0; r < f->rows; r++)
 			heights += ((!f->share_x || r == f->rows - 1) ? bottom_full : gap) +
-					   (row_has_title(f, r) ? L->panel_title_h + PAD : PAD);
+					   (row_has_title(f, r) ? L->panel_title_h + 2 * PAD : PAD);
 		double plot_w = MAX((area.w - widths) / f->cols, 10.0);
 		double plot_h = MAX((area.h - heights) / f->rows, 10.0);
 		double y = area.y;
 		for (int r = 0; r < f->rows; r++) {
-			double top = row_has_title(f, r) ? L->panel_title_h + PAD : PAD;
+			double top = row_has_title(f, r) ? L->panel_title_h + 2 * PAD : PAD;
 			double x = area.x;
 			for (int c = 0; c < f->cols; c++) {
 				ClPlotPanel *p = &f->panels[r * f->cols + c];
@@ -587,7 +587,20 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 				resolve_axis(&p->x, ex);
 				resolve_axis(&p->y, ey);
 				double ux = (p->x.max - p->x.min) / p->area.w, uy = (p->y.max - p->y.min) / p->area.h;
-				if (ux < uy) {
+				bool fixed = isfinite(p->x.fixed_min) && isfinite(p->x.fixed_max) && isfinite(p->y.fixed_min) &&
+							 isfinite(p->y.fixed_max);
+				if (fixed) {
+					/* the ranges were chosen: shrink the plot area instead, centred in its cell */
+					if (ux < uy) {
+						double w = p->area.w * ux / uy;
+						p->area.x += 0.5 * (p->area.w - w);
+						p->area.w = w;
+					} else {
+						double h = p->area.h * uy / ux;
+						p->area.y += 0.5 * (p->area.h - h);
+						p->area.h = h;
+					}
+				} else if (ux < uy) {
 					double mid = 0.5 * (p->x.min + p->x.max), half = 0.5 * uy * p->area.w;
 					p->x.min = mid - half;
 					p->x.max = mid + half;
