@@ -423,6 +423,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);
 	cl_plot_figure_set_title(f, "Task 2: trajectories and learning curves");
 	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
+	cl_plot_figure_set_row_weight(f, 0, 0.7); /* the trajectories are wide and flat */
 	ClPlotPanel *initial = cl_plot_figure_panel(f, 0, 0), *mode1 = cl_plot_figure_panel(f, 0, 1);
 	ClPlotPanel *mode2 = cl_plot_figure_panel(f, 0, 2);
 	cl_plot_panel_set_title(initial, "(a) initial trajectories");
@@ -456,7 +457,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 		add_scene_decor(p, scene);
 		double pad = 0.1;
 		cl_plot_panel_set_x_range(p, box[0] - pad, box[1] + pad);
-		cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + pad);
+		cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + 2 * pad);
 		cl_plot_panel_set_equal_aspect(p, true);
 		cl_plot_panel_set_grid(p, false);
 		cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);

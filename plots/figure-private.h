@@ -86,6 +86,7 @@ struct ClPlotPanel {
 struct ClPlotFigure {
 	int rows, cols;
 	ClPlotPanel *panels;
+	double *row_weights;
 	char *title;
 	ClPlotThemeKind theme;
 	double font_size;

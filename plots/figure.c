@@ -78,6 +78,9 @@ ClPlotFigure *cl_plot_figure_new(int rows, int cols)
 	f->rows = rows;
 	f->cols = cols;
 	f->panels = g_new0(ClPlotPanel, (gsize)rows * (gsize)cols);
+	f->row_weights = g_new(double, (gsize)rows);
+	for (int r = 0; r < rows; r++)
+		f->row_weights[r] = 1.0;
 	for (int i = 0; i < rows * cols; i++)
 		panel_init(&f->panels[i], f);
 	f->theme = CL_PLOT_THEME_LIGHT;
@@ -96,6 +99,7 @@ void cl_plot_figure_free(ClPlotFigure *f)
 	for (int i = 0; i < f->rows * f->cols; i++)
 		panel_clear(&f->panels[i]);
 	g_free(f->panels);
+	g_free(f->row_weights);
 	g_free(f->title);
 	g_free(f->color_label);
 	g_free(f);
@@ -142,6 +146,13 @@ void cl_plot_figure_share_axes(ClPlotFigure *f, bool share_x, bool share_y)
 void cl_plot_figure_set_legend(ClPlotFigure *f, ClPlotLegend legend)
 {
 	f->legend = legend;
+}
+
+void cl_plot_figure_set_row_weight(ClPlotFigure *f, int row, double weight)
+{
+	g_return_if_fail(row >= 0 && row < f->rows);
+	if (weight > 0 && isfinite(weight))
+		f->row_weights[row] = weight;
 }
 
 void cl_plot_figure_set_color_scale(ClPlotFigure *f, ClPlotColormap map, double min, double max, ClPlotScale scale,

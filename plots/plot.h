@@ -122,6 +122,8 @@ void cl_plot_figure_set_font_size(ClPlotFigure *figure, double size);
 /* Shared axes: one range over all panels; inner tick labels are dropped. */
 void cl_plot_figure_share_axes(ClPlotFigure *figure, bool share_x, bool share_y);
 void cl_plot_figure_set_legend(ClPlotFigure *figure, ClPlotLegend legend);
+/* Relative height of a row's plot areas (default 1 each). */
+void cl_plot_figure_set_row_weight(ClPlotFigure *figure, int row, double weight);
 /* The one colour scale of every heatmap in the figure. min/max NAN: from the
  * data (symmetric about zero for the diverging map). Drawn as a colour bar. */
 void cl_plot_figure_set_color_scale(ClPlotFigure *figure, ClPlotColormap map, double min, double max,

@@ -565,10 +565,13 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 			heights += ((!f->share_x || r == f->rows - 1) ? bottom_full : gap) +
 					   (row_has_title(f, r) ? L->panel_title_h + 2 * PAD : PAD);
 		double plot_w = MAX((area.w - widths) / f->cols, 10.0);
-		double plot_h = MAX((area.h - heights) / f->rows, 10.0);
+		double weight_sum = 0;
+		for (int r = 0; r < f->rows; r++)
+			weight_sum += f->row_weights[r];
 		double y = area.y;
 		for (int r = 0; r < f->rows; r++) {
 			double top = row_has_title(f, r) ? L->panel_title_h + 2 * PAD : PAD;
+			double plot_h = MAX((area.h - heights) * f->row_weights[r] / weight_sum, 10.0);
 			double x = area.x;
 			for (int c = 0; c < f->cols; c++) {
 				ClPlotPanel *p = &f->panels[r * f->cols + c];
