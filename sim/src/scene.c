@@ -51,7 +51,8 @@ ClScene *cl_scene_copy(const ClScene *scene)
 	ClScene *copy = xcalloc(1, sizeof *copy);
 	*copy = *scene;
 	copy->balls = xcalloc((size_t)scene->ball_count, sizeof *copy->balls);
-	memcpy(copy->balls, scene->balls, sizeof *copy->balls * (size_t)scene->ball_count);
+	if (scene->ball_count) /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(copy->balls, scene->balls, sizeof *copy->balls * (size_t)scene->ball_count);
 	for (int i = 0; i < scene->ball_count; i++) {
 		if (scene->balls[i].control_sequence) {
 			copy->balls[i].control_sequence = xcalloc((size_t)scene->steps, sizeof(ClVec2));
@@ -60,9 +61,11 @@ ClScene *cl_scene_copy(const ClScene *scene)
 		}
 	}
 	copy->walls = xcalloc((size_t)scene->wall_count, sizeof *copy->walls);
-	memcpy(copy->walls, scene->walls, sizeof *copy->walls * (size_t)scene->wall_count);
+	if (scene->wall_count)
+		memcpy(copy->walls, scene->walls, sizeof *copy->walls * (size_t)scene->wall_count);
 	copy->loss = xcalloc((size_t)scene->loss_count, sizeof *copy->loss);
-	memcpy(copy->loss, scene->loss, sizeof *copy->loss * (size_t)scene->loss_count);
+	if (scene->loss_count)
+		memcpy(copy->loss, scene->loss, sizeof *copy->loss * (size_t)scene->loss_count);
 	int count = cl_backend_count();
 	copy->backend_params = xcalloc((size_t)count, sizeof *copy->backend_params);
 	memcpy(copy->backend_params, scene->backend_params, sizeof *copy->backend_params * (size_t)count);

@@ -328,6 +328,18 @@ void cl_optimize_result_clear(ClOptimizeResult *result);
 ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int *count, char *message, size_t size);
 void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const double *values);
 
+/* ------------------------------------------------------ analytic optimum */
+
+/* The two-ball problem of Task 3 in closed form (Hu et al. 2022): one ball,
+ * charged weight·Σ‖u‖²dt, pushes a passive ball at rest head-on so that it
+ * coasts to a target on the line of centres (no walls, no gravity, no
+ * friction, both at rest). Returns the continuous optimum of the cost and its
+ * collision time, or NaN for scenes that are not this problem. */
+double cl_two_ball_optimum(const ClScene *scene, double *collision_time);
+/* That optimum's control of the pushing ball, sampled at the interval
+ * midpoints: steps × 2 numbers (ux, uy). False when it does not apply. */
+bool cl_two_ball_optimal_control(const ClScene *scene, double *u);
+
 /* ----------------------------------------------------------------- sweeps */
 
 /* One axis of a 2-D sweep: count values from min to max inclusive. */

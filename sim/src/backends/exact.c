@@ -1,16 +1,791 @@
-/* PLACEHOLDER: replaced by the backend's implementation. */
+/* Exact event-driven backend: the ground truth of the continuous problem with
+ * piecewise-constant controls.
+ *
+ * Within a control interval every ball has a constant acceleration, so the
+ * flow is exact. Impacts are found at their exact times (ball–wall: a
+ * quadratic; ball–ball: a quartic with bracketed root isolation), resolved
+ * one at a time, and their tangent jump is recorded as a saltation matrix
+ * (backends-paper.md §6.3), which makes the recorded step Jacobian the true
+ * derivative of the step. Degenerate contacts are reported, never hidden.
+ */
 #include "../core.h"
 
-static void placeholder_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PARAM_RESTING_SPEED, PARAM_MAX_EVENTS };
+
+/* Thresholds, relative to the scene's scales (see exact_create):
+ * a gap within GAP_TOLERANCE·L counts as touching (about 10⁷ ulps of a
+ * coordinate of size L, far above rounding, far below any physical gap);
+ * two impacts sharing a ball within TIME_TOLERANCE·dt are simultaneous. */
+#define GAP_TOLERANCE 1e-9
+#define TIME_TOLERANCE 1e-9
+
+typedef struct ExactWorkspace {
+	int ball_count, wall_count;
+	double gap_tolerance;  /* length */
+	double resting_speed;  /* speed: slower impacts are grazing or resting */
+	double time_tolerance; /* time */
+	int max_events;
+	double *accel;           /* 2 per ball: the effective acceleration of the segment */
+	unsigned char *resting;  /* ball_count × wall_count: resting contacts of the segment */
+	unsigned char *disabled; /* ball_count²: pairs in resting contact, skipped for the interval */
+	bool any_disabled;
+	/* the previous impact, for simultaneity across interval boundaries */
+	double last_time;
+	int last_ball, last_other;
+} ExactWorkspace;
+
+static void *exact_create(const ClScene *scene, const double *params)
 {
-	(void)s;
-	(void)u;
-	(void)s_next;
-	cl_step_fail(ctx, CL_STATUS_UNSUPPORTED, "backend not implemented yet");
+	ExactWorkspace *w = calloc(1, sizeof *w);
+	if (!w)
+		abort();
+	int nb = scene->ball_count, nw = scene->wall_count;
+	w->ball_count = nb;
+	w->wall_count = nw;
+	w->accel = calloc((size_t)(2 * nb + 1), sizeof(double));
+	w->resting = calloc((size_t)(nb * nw + 1), 1);
+	w->disabled = calloc((size_t)(nb * nb + 1), 1);
+	if (!w->accel || !w->resting || !w->disabled)
+		abort();
+	/* length scale L: the extent of the scene; speed scale V: its fastest
+	 * initial speed, or the speed of crossing L in T or of falling through L */
+	double length = 0.0, speed = 0.0;
+	for (int i = 0; i < nb; i++) {
+		const ClBall *b = &scene->balls[i];
+		length = fmax(length, hypot(b->position.x, b->position.y) + b->radius);
+		speed = fmax(speed, hypot(b->velocity.x, b->velocity.y));
+	}
+	for (int k = 0; k < nw; k++) {
+		const ClWall *wall = &scene->walls[k];
+		length = fmax(length, fabs(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
+	}
+	if (!(length > 0.0))
+		length = 1.0;
+	speed = fmax(speed, length / scene->duration);
+	speed = fmax(speed, sqrt(length * hypot(scene->gravity.x, scene->gravity.y)));
+	w->gap_tolerance = GAP_TOLERANCE * length;
+	w->resting_speed = params[PARAM_RESTING_SPEED] * speed;
+	w->time_tolerance = TIME_TOLERANCE * cl_scene_dt(scene);
+	w->max_events = (int)params[PARAM_MAX_EVENTS];
+	return w;
+}
+
+static void exact_destroy(void *workspace)
+{
+	ExactWorkspace *w = workspace;
+	if (!w)
+		return;
+	free(w->accel);
+	free(w->resting);
+	free(w->disabled);
+	free(w);
+}
+
+/* ------------------------------------------------------------ root finding */
+
+/* c[0] + c[1]x + … + c[degree]x^degree and its derivative */
+static double poly(const double *c, int degree, double x, double *derivative)
+{
+	double f = c[degree], df = 0.0;
+	for (int k = degree - 1; k >= 0; k--) {
+		df = df * x + f;
+		f = f * x + c[k];
+	}
+	*derivative = df;
+	return f;
+}
+
+/* The root of a polynomial that is monotone on [lo, hi] with a sign change
+ * there (f_lo = value at lo, nonzero). Newton inside the bracket, bisection
+ * when Newton leaves it; ends when the bracket cannot be split further. */
+static double bracketed_root(const double *c, int degree, double lo, double hi, double f_lo)
+{
+	double x = 0.5 * (lo + hi);
+	for (int iteration = 0; iteration < 200; iteration++) {
+		double df, f = poly(c, degree, x, &df);
+		if (f == 0.0)
+			return x;
+		if ((f > 0.0) == (f_lo > 0.0))
+			lo = x;
+		else
+			hi = x;
+		double mid = 0.5 * (lo + hi);
+		if (mid <= lo || mid >= hi)
+			break;
+		double next = x - f / df;
+		if (!(next > lo && next < hi))
+			next = mid;
+		if (fabs(next - x) <= 2.0 * DBL_EPSILON * fabs(x))
+			return next;
+		x = next;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* Real roots of c0 + c1x + c2x² in (0, h), ascending; returns their count. */
+static int quadratic_roots_in(double c0, double c1, double c2, double h, double *roots)
+{
+	double r[2];
+	int n = 0;
+	if (c2 == 0.0) {
+		if (c1 != 0.0)
+			r[n++] = -c0 / c1;
+	} else {
+		double disc = c1 * c1 - 4.0 * c2 * c0;
+		if (disc < 0.0)
+			return 0;
+		double q = -0.5 * (c1 + copysign(sqrt(disc), c1));
+		if (q == 0.0) {
+			r[n++] = 0.0; /* c0 = c1 = 0: double root at 0 */
+		} else {
+			r[n++] = q / c2;
+			r[n++] = c0 / q;
+		}
+	}
+	if (n == 2 && r[0] > r[1]) {
+		double t = r[0];
+		r[0] = r[1];
+		r[1] = t;
+	}
+	int count = 0;
+	for (int k = 0; k < n; k++)
+		if (r[k] > 0.0 && r[k] < h)
+			roots[count++] = r[k];
+	return count;
+}
+
+/* The first time in (0, h] at which P = Σ c_k τ^k (the pair's squared
+ * distance minus (r1 + r2)²) goes from positive to non-positive, or INFINITY.
+ * *graze receives the first interior local minimum of P before it with
+ * 0 ≤ P ≤ graze_level (a near-tangent miss), or INFINITY. */
+static double quartic_first_crossing(const double *c, double h, double graze_level, double *graze)
+{
+	*graze = INFINITY;
+	/* P' is monotone between the roots of P'' */
+	double d1[4] = {c[1], 2.0 * c[2], 3.0 * c[3], 4.0 * c[4]};
+	double breaks[4], monotone[5];
+	int nb = quadratic_roots_in(2.0 * c[2], 6.0 * c[3], 12.0 * c[4], h, breaks);
+	double edges[4] = {0.0};
+	int ne = 1;
+	for (int k = 0; k < nb; k++)
+		edges[ne++] = breaks[k];
+	edges[ne++] = h;
+	/* P is monotone between the roots of P' */
+	int nm = 0;
+	monotone[nm++] = 0.0;
+	double dummy;
+	for (int k = 0; k + 1 < ne; k++) {
+		double a = edges[k], b = edges[k + 1];
+		double fa = poly(d1, 3, a, &dummy), fb = poly(d1, 3, b, &dummy);
+		if (fa != 0.0 && fb != 0.0 && (fa > 0.0) != (fb > 0.0))
+			monotone[nm++] = bracketed_root(d1, 3, a, b, fa);
+		else if (fb == 0.0 && b < h)
+			monotone[nm++] = b;
+	}
+	monotone[nm++] = h;
+	double pa = poly(c, 4, 0.0, &dummy);
+	for (int k = 0; k + 1 < nm; k++) {
+		double a = monotone[k], b = monotone[k + 1];
+		double pb = poly(c, 4, b, &dummy);
+		if (pa > 0.0 && pb <= 0.0) {
+			if (pb == 0.0)
+				return b;
+			double t = bracketed_root(c, 4, a, b, pa);
+			/* one Newton polish, kept inside the bracket */
+			double dp, p = poly(c, 4, t, &dp);
+			if (dp != 0.0) {
+				double polished = t - p / dp;
+				if (polished > a && polished <= b)
+					t = polished;
+			}
+			return t;
+		}
+		/* an interior minimum that touches without crossing */
+		if (k + 2 < nm && pb >= 0.0 && pb <= graze_level && pb < pa && *graze == INFINITY) {
+			double pc = poly(c, 4, monotone[k + 2], &dummy);
+			if (pc > pb)
+				*graze = b;
+		}
+		pa = pb;
+	}
+	return INFINITY;
+}
+
+/* ---------------------------------------------------------------- impacts */
+
+/* Which impact law applies, for the messages. */
+typedef enum ImpactRegime { REGIME_FRICTIONLESS, REGIME_SLIDING, REGIME_STICKING } ImpactRegime;
+
+/* Newton restitution with Coulomb impulse friction on the relative velocity
+ * w across unit normal n (pointing to the body whose velocity is w): the
+ * change Δw = K·w, with K and ∂Δw/∂n (2×2, row-major) for the saltation. */
+static void impact_law(const double n[2], const double w[2], double e, double mu, double K[4], double dn[4])
+{
+	double s = n[0] * w[0] + n[1] * w[1];
+	double t[2] = {-n[1], n[0]};
+	double wt = t[0] * w[0] + t[1] * w[1];
+	ImpactRegime regime = REGIME_FRICTIONLESS;
+	if (mu > 0.0)
+		regime = mu * (1.0 + e) * fabs(s) < fabs(wt) ? REGIME_SLIDING : REGIME_STICKING;
+	switch (regime) {
+	case REGIME_FRICTIONLESS:
+		/* Δw = −(1+e)(n·w)n */
+		for (int r = 0; r < 2; r++)
+			for (int col = 0; col < 2; col++) {
+				K[2 * r + col] = -(1.0 + e) * n[r] * n[col];
+				dn[2 * r + col] = -(1.0 + e) * (n[r] * w[col] + (r == col ? s : 0.0));
+			}
+		break;
+	case REGIME_SLIDING: {
+		/* Δw = (1+e)(n·w)(−n + μσt), σ = sign(t·w), t = Rn with R a quarter turn */
+		double sigma = wt > 0.0 ? 1.0 : -1.0;
+		double d[2] = {-n[0] + mu * sigma * t[0], -n[1] + mu * sigma * t[1]};
+		static const double R[4] = {0.0, -1.0, 1.0, 0.0};
+		for (int r = 0; r < 2; r++)
+			for (int col = 0; col < 2; col++) {
+				K[2 * r + col] = (1.0 + e) * d[r] * n[col];
+				dn[2 * r + col] =
+					(1.0 + e) * (d[r] * w[col] + s * ((r == col ? -1.0 : 0.0) + mu * sigma * R[2 * r + col]));
+			}
+		break;
+	}
+	case REGIME_STICKING:
+		/* Δw = −w − e(n·w)n: tangential slip stops, normal restitution */
+		for (int r = 0; r < 2; r++)
+			for (int col = 0; col < 2; col++) {
+				K[2 * r + col] = (r == col ? -1.0 : 0.0) - e * n[r] * n[col];
+				dn[2 * r + col] = -e * (n[r] * w[col] + (r == col ? s : 0.0));
+			}
+		break;
+	}
+}
+
+/* The relative part Z of a saltation matrix (4×4 on [p v], row-major):
+ *   Ξ = D_xR + (f⁺ − D_xR f⁻)∇gᵀ/(∇g·f⁻)
+ * for a reset Δw = K(n)w with n = n(p) (G = ∂Δw/∂n·∂n/∂p, zero for a wall),
+ * relative velocity w, relative acceleration α, approach speed s = n·w:
+ *   pp = Δw nᵀ/s,  pv = 0,  vp = G − (G w + K α) nᵀ/s,  vv = K.
+ * A ball with mass share γ gets I ± γZ in its blocks. */
+static void saltation_relative(const double n[2], const double w[2], const double alpha[2], const double K[4],
+							   const double G[4], double Z[16])
+{
+	double s = n[0] * w[0] + n[1] * w[1];
+	double dw[2] = {K[0] * w[0] + K[1] * w[1], K[2] * w[0] + K[3] * w[1]};
+	double q[2];
+	for (int r = 0; r < 2; r++)
+		q[r] = G[2 * r] * w[0] + G[2 * r + 1] * w[1] + K[2 * r] * alpha[0] + K[2 * r + 1] * alpha[1];
+	memset(Z, 0, 16 * sizeof(double));
+	for (int r = 0; r < 2; r++)
+		for (int col = 0; col < 2; col++) {
+			Z[4 * r + col] = dw[r] * n[col] / s;
+			Z[4 * (r + 2) + col] = G[2 * r + col] - q[r] * n[col] / s;
+			Z[4 * (r + 2) + col + 2] = K[2 * r + col];
+		}
+}
+
+static void write_block(double *m, bool diagonal, double gamma, const double Z[16])
+{
+	for (int k = 0; k < 16; k++)
+		m[k] = gamma * Z[k];
+	if (diagonal)
+		for (int k = 0; k < 4; k++)
+			m[5 * k] += 1.0;
+}
+
+/* Projection that keeps a ball on a wall: p and v lose their normal parts. */
+static void record_projection(ClTape *tape, int ball, const double n[2])
+{
+	cl_tape_factor(tape);
+	double *m = cl_tape_a(tape, ball, ball);
+	for (int r = 0; r < 2; r++)
+		for (int col = 0; col < 2; col++) {
+			double p = (r == col ? 1.0 : 0.0) - n[r] * n[col];
+			m[4 * r + col] = p;
+			m[4 * (r + 2) + col + 2] = p;
+		}
+}
+
+/* --------------------------------------------------------------- the step */
+
+typedef enum EventKind { EVENT_NONE, EVENT_WALL, EVENT_PAIR } EventKind;
+
+typedef struct Event {
+	EventKind kind;
+	double tau; /* from the segment start */
+	int ball, other; /* wall index or second ball */
+} Event;
+
+typedef struct StepState {
+	ClStepContext *ctx;
+	ExactWorkspace *w;
+	double *x;          /* the state being advanced */
+	double t;           /* time since the interval start */
+	bool at_start;      /* the very first instant of the run */
+} StepState;
+
+static double absolute_time(const StepState *st)
+{
+	return st->ctx->step * st->ctx->dt + st->t;
+}
+
+static const char *ball_id(const StepState *st, int i)
+{
+	return st->ctx->scene->balls[i].id;
+}
+
+static const char *wall_id(const StepState *st, int k)
+{
+	return st->ctx->scene->walls[k].id;
+}
+
+static void wall_geometry(const StepState *st, int i, int k, double *gap, double n[2])
+{
+	const ClWall *wall = &st->ctx->scene->walls[k];
+	const double *p = st->x + 4 * i;
+	n[0] = wall->normal.x;
+	n[1] = wall->normal.y;
+	*gap = n[0] * (p[0] - wall->point.x) + n[1] * (p[1] - wall->point.y) - st->ctx->scene->balls[i].radius;
+}
+
+/* Resting contacts at the segment start: a ball touching a wall with almost
+ * no normal speed while its acceleration pushes into the wall would bounce
+ * infinitely often (Zeno). It is put on the surface and slides. */
+static bool classify_resting(StepState *st)
+{
+	ExactWorkspace *w = st->w;
+	bool any = false;
+	for (int i = 0; i < w->ball_count; i++) {
+		double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		for (int k = 0; k < w->wall_count; k++) {
+			double gap, n[2];
+			wall_geometry(st, i, k, &gap, n);
+			double vn = n[0] * p[2] + n[1] * p[3], an = n[0] * a[0] + n[1] * a[1];
+			bool rest = gap <= w->gap_tolerance && fabs(vn) <= w->resting_speed && an < 0.0;
+			w->resting[i * w->wall_count + k] = rest;
+			if (!rest)
+				continue;
+			any = true;
+			if (st->at_start)
+				cl_step_fail(st->ctx, CL_STATUS_IN_CONTACT,
+							 "ball \"%s\" starts resting on wall \"%s\" (gap %.3g, normal speed %.3g): the "
+							 "contact is active at t = 0, so the gradient is one-sided",
+							 ball_id(st, i), wall_id(st, k), gap, vn);
+			else
+				cl_step_fail(st->ctx, CL_STATUS_ZENO,
+							 "ball \"%s\" rests on wall \"%s\" at t = %.9g s (resting contact, Zeno limit of "
+							 "bounces): it slides on the surface from here, and the gradient is not exact",
+							 ball_id(st, i), wall_id(st, k), absolute_time(st));
+			p[0] -= gap * n[0];
+			p[1] -= gap * n[1];
+			p[2] -= vn * n[0];
+			p[3] -= vn * n[1];
+			a[0] -= an * n[0];
+			a[1] -= an * n[1];
+		}
+	}
+	return any;
+}
+
+typedef struct Search {
+	Event best;
+	Event second; /* the next earliest, for simultaneity */
+	double graze_tau;
+	int graze_ball, graze_other; /* other < 0: wall −1 − other */
+} Search;
+
+static void offer(Search *search, EventKind kind, double tau, int ball, int other)
+{
+	Event e = {kind, tau, ball, other};
+	if (tau < search->best.tau) {
+		search->second = search->best;
+		search->best = e;
+	} else if (tau < search->second.tau) {
+		search->second = e;
+	}
+}
+
+static void offer_graze(Search *search, double tau, int ball, int other)
+{
+	if (tau < search->graze_tau) {
+		search->graze_tau = tau;
+		search->graze_ball = ball;
+		search->graze_other = other;
+	}
+}
+
+static void search_walls(StepState *st, double h, Search *search)
+{
+	ExactWorkspace *w = st->w;
+	for (int i = 0; i < w->ball_count; i++) {
+		const double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		for (int k = 0; k < w->wall_count; k++) {
+			if (w->resting[i * w->wall_count + k])
+				continue;
+			double gap, n[2];
+			wall_geometry(st, i, k, &gap, n);
+			double vn = n[0] * p[2] + n[1] * p[3], an = n[0] * a[0] + n[1] * a[1];
+			if (gap <= w->gap_tolerance) {
+				if (st->at_start && vn <= w->resting_speed)
+					cl_step_fail(st->ctx, CL_STATUS_IN_CONTACT,
+								 "ball \"%s\" starts touching wall \"%s\" (gap %.3g, normal speed %.3g): the "
+								 "contact is active at t = 0, so the gradient is one-sided",
+								 ball_id(st, i), wall_id(st, k), gap, vn);
+				if (vn < 0.0) {
+					offer(search, EVENT_WALL, 0.0, i, k);
+					continue;
+				}
+			} else if (gap - fabs(vn) * h - 0.5 * fabs(an) * h * h > w->gap_tolerance) {
+				continue; /* cannot reach the wall in this segment */
+			}
+			/* gap(τ) = gap + vn τ + ½ an τ²; the approaching root has gap' = −√disc */
+			double disc = vn * vn - 2.0 * an * gap;
+			if (disc < 0.0) {
+				double vertex = -vn / an;
+				if (an > 0.0 && vertex > 0.0 && vertex < h && -disc / (2.0 * an) <= w->gap_tolerance)
+					offer_graze(search, vertex, i, -1 - k);
+				continue;
+			}
+			double root = sqrt(disc), tau;
+			if (vn < 0.0)
+				tau = 2.0 * gap / (root - vn);
+			else if (an < 0.0)
+				tau = -(vn + root) / an;
+			else
+				continue;
+			if (tau > 0.0 && tau <= h)
+				offer(search, EVENT_WALL, tau, i, k);
+		}
+	}
+}
+
+static void pair_kinematics(const StepState *st, int i, int j, double d[2], double wv[2], double alpha[2])
+{
+	const double *pi = st->x + 4 * i, *pj = st->x + 4 * j;
+	const double *ai = st->w->accel + 2 * i, *aj = st->w->accel + 2 * j;
+	for (int c = 0; c < 2; c++) {
+		d[c] = pi[c] - pj[c];
+		wv[c] = pi[2 + c] - pj[2 + c];
+		alpha[c] = ai[c] - aj[c];
+	}
+}
+
+static void disable_pair(ExactWorkspace *w, int i, int j)
+{
+	w->disabled[i * w->ball_count + j] = 1;
+	w->any_disabled = true;
+}
+
+static void search_pairs(StepState *st, double h, Search *search)
+{
+	ExactWorkspace *w = st->w;
+	const ClScene *scene = st->ctx->scene;
+	for (int i = 0; i < w->ball_count; i++) {
+		for (int j = i + 1; j < w->ball_count; j++) {
+			if (w->disabled[i * w->ball_count + j])
+				continue;
+			double d[2], wv[2], alpha[2];
+			pair_kinematics(st, i, j, d, wv, alpha);
+			double rho = scene->balls[i].radius + scene->balls[j].radius;
+			double dist = hypot(d[0], d[1]), gap = dist - rho;
+			double speed = hypot(wv[0], wv[1]), accel = hypot(alpha[0], alpha[1]);
+			if (gap > w->gap_tolerance && gap - speed * h - 0.5 * accel * h * h > w->gap_tolerance)
+				continue; /* cannot reach each other in this segment */
+			if (gap <= w->gap_tolerance) {
+				double s = (d[0] * wv[0] + d[1] * wv[1]) / dist;
+				/* second derivative of the distance: pushing together if < 0 */
+				double curvature = (d[0] * alpha[0] + d[1] * alpha[1] + speed * speed - s * s) / dist;
+				if (st->at_start && s <= w->resting_speed)
+					cl_step_fail(st->ctx, CL_STATUS_IN_CONTACT,
+								 "balls \"%s\" and \"%s\" start touching (gap %.3g, normal speed %.3g): the "
+								 "contact is active at t = 0, so the gradient is one-sided",
+								 ball_id(st, i), ball_id(st, j), gap, s);
+				if (fabs(s) <= w->resting_speed && curvature < 0.0) {
+					cl_step_fail(st->ctx, CL_STATUS_ZENO,
+								 "balls \"%s\" and \"%s\" are in resting contact at t = %.9g s (Zeno limit of "
+								 "bounces): their contact is not resolved in this interval, and the gradient is "
+								 "not exact",
+								 ball_id(st, i), ball_id(st, j), absolute_time(st));
+					disable_pair(w, i, j);
+					continue;
+				}
+				if (s < 0.0) {
+					offer(search, EVENT_PAIR, 0.0, i, j);
+					continue;
+				}
+			}
+			double c[5] = {
+				d[0] * d[0] + d[1] * d[1] - rho * rho,
+				2.0 * (d[0] * wv[0] + d[1] * wv[1]),
+				speed * speed + d[0] * alpha[0] + d[1] * alpha[1],
+				wv[0] * alpha[0] + wv[1] * alpha[1],
+				0.25 * accel * accel,
+			};
+			double graze;
+			double tau = quartic_first_crossing(c, h, 2.0 * rho * w->gap_tolerance, &graze);
+			if (tau <= h)
+				offer(search, EVENT_PAIR, tau, i, j);
+			if (graze < tau)
+				offer_graze(search, graze, i, j);
+		}
+	}
+}
+
+static void drift(StepState *st, double tau)
+{
+	for (int i = 0; i < st->w->ball_count; i++) {
+		double *p = st->x + 4 * i;
+		const double *a = st->w->accel + 2 * i;
+		p[0] += tau * (p[2] + 0.5 * tau * a[0]);
+		p[1] += tau * (p[3] + 0.5 * tau * a[1]);
+		p[2] += tau * a[0];
+		p[3] += tau * a[1];
+	}
+	st->t += tau;
+}
+
+static bool share_ball(const Event *a, const Event *b)
+{
+	if (a->ball == b->ball)
+		return true;
+	if (a->kind == EVENT_PAIR && (a->other == b->ball || (b->kind == EVENT_PAIR && a->other == b->other)))
+		return true;
+	return b->kind == EVENT_PAIR && b->other == a->ball;
+}
+
+static void describe(const StepState *st, const Event *e, char *text, size_t size)
+{
+	if (e->kind == EVENT_WALL)
+		snprintf(text, size, "ball \"%s\" hits wall \"%s\"", ball_id(st, e->ball), wall_id(st, e->other));
+	else
+		snprintf(text, size, "balls \"%s\" and \"%s\" collide", ball_id(st, e->ball), ball_id(st, e->other));
+}
+
+static void check_simultaneous(StepState *st, const Event *e, const Search *search)
+{
+	ExactWorkspace *w = st->w;
+	double now = absolute_time(st);
+	Event last = {w->last_other < 0 ? EVENT_WALL : EVENT_PAIR, 0.0, w->last_ball,
+				  w->last_other < 0 ? -1 - w->last_other : w->last_other};
+	bool same_as_last = last.ball == e->ball && last.kind == e->kind && last.other == e->other;
+	const Event *partner = NULL;
+	if (search->second.kind != EVENT_NONE && search->second.tau - e->tau <= w->time_tolerance &&
+		share_ball(e, &search->second))
+		partner = &search->second;
+	else if (now - w->last_time <= w->time_tolerance && !same_as_last && share_ball(e, &last))
+		partner = &last;
+	if (partner) {
+		char a[2 * CL_ID_MAX + 32], b[2 * CL_ID_MAX + 32];
+		describe(st, e, a, sizeof a);
+		describe(st, partner, b, sizeof b);
+		cl_step_fail(st->ctx, CL_STATUS_SIMULTANEOUS,
+					 "%s at the same instant t = %.9g s as %s: resolved one after the other, but the outcome "
+					 "depends on the order and the gradient is not defined",
+					 a, now, b);
+	}
+	w->last_time = now;
+	w->last_ball = e->ball;
+	w->last_other = e->kind == EVENT_WALL ? -1 - e->other : e->other;
+}
+
+static void resolve_wall(StepState *st, const Event *e)
+{
+	ClStepContext *ctx = st->ctx;
+	ExactWorkspace *w = st->w;
+	int i = e->ball, k = e->other;
+	double *p = st->x + 4 * i;
+	const double *a = w->accel + 2 * i;
+	double gap, n[2];
+	wall_geometry(st, i, k, &gap, n);
+	double vn = n[0] * p[2] + n[1] * p[3], an = n[0] * a[0] + n[1] * a[1];
+	cl_step_contact(ctx, absolute_time(st), i, -1 - k);
+	if (vn > -w->resting_speed) {
+		if (an < 0.0) {
+			/* too slow to bounce measurably, pushed in: the ball comes to rest */
+			cl_step_fail(ctx, CL_STATUS_ZENO,
+						 "ball \"%s\" comes to rest on wall \"%s\" at t = %.9g s (approach speed %.3g, Zeno "
+						 "limit of bounces): it slides on the surface from here, and the gradient is not exact",
+						 ball_id(st, i), wall_id(st, k), absolute_time(st), -vn);
+			p[2] -= vn * n[0];
+			p[3] -= vn * n[1];
+			if (ctx->tape)
+				record_projection(ctx->tape, i, n);
+			return;
+		}
+		cl_step_fail(ctx, CL_STATUS_GRAZING,
+					 "ball \"%s\" grazes wall \"%s\" at t = %.9g s (approach speed %.3g): the saltation matrix is "
+					 "undefined at a tangential contact, so the gradient is not exact",
+					 ball_id(st, i), wall_id(st, k), absolute_time(st), -vn);
+		if (vn >= 0.0)
+			return; /* touching without approaching: no impulse */
+	}
+	double K[4], dn[4];
+	double v[2] = {p[2], p[3]};
+	impact_law(n, v, ctx->scene->elasticity, ctx->scene->friction, K, dn);
+	if (ctx->tape) {
+		static const double no_turn[4] = {0.0, 0.0, 0.0, 0.0}; /* a wall's normal is fixed */
+		double Z[16];
+		saltation_relative(n, v, a, K, no_turn, Z);
+		cl_tape_factor(ctx->tape);
+		write_block(cl_tape_a(ctx->tape, i, i), true, 1.0, Z);
+	}
+	p[2] += K[0] * v[0] + K[1] * v[1];
+	p[3] += K[2] * v[0] + K[3] * v[1];
+}
+
+static void resolve_pair(StepState *st, const Event *e)
+{
+	ClStepContext *ctx = st->ctx;
+	ExactWorkspace *w = st->w;
+	const ClScene *scene = ctx->scene;
+	int i = e->ball, j = e->other;
+	double d[2], wv[2], alpha[2];
+	pair_kinematics(st, i, j, d, wv, alpha);
+	double dist = hypot(d[0], d[1]);
+	double n[2] = {d[0] / dist, d[1] / dist};
+	double s = n[0] * wv[0] + n[1] * wv[1];
+	cl_step_contact(ctx, absolute_time(st), i, j);
+	if (s > -w->resting_speed) {
+		double speed = hypot(wv[0], wv[1]);
+		double curvature = (d[0] * alpha[0] + d[1] * alpha[1] + speed * speed - s * s) / dist;
+		if (curvature < 0.0) {
+			cl_step_fail(ctx, CL_STATUS_ZENO,
+						 "balls \"%s\" and \"%s\" come into resting contact at t = %.9g s (approach speed %.3g, "
+						 "Zeno limit of bounces): their contact is not resolved for the rest of this interval, "
+						 "and the gradient is not exact",
+						 ball_id(st, i), ball_id(st, j), absolute_time(st), -s);
+			disable_pair(w, i, j);
+		} else {
+			cl_step_fail(ctx, CL_STATUS_GRAZING,
+						 "balls \"%s\" and \"%s\" graze at t = %.9g s (approach speed %.3g): the saltation matrix "
+						 "is undefined at a tangential contact, so the gradient is not exact",
+						 ball_id(st, i), ball_id(st, j), absolute_time(st), -s);
+		}
+		if (s >= 0.0)
+			return;
+	}
+	double mi = scene->balls[i].mass, mj = scene->balls[j].mass;
+	double gamma_i = mj / (mi + mj), gamma_j = mi / (mi + mj);
+	double K[4], dn[4];
+	impact_law(n, wv, scene->elasticity, scene->friction, K, dn);
+	if (ctx->tape) {
+		/* ∂n/∂p_i = (I − n nᵀ)/‖d‖ */
+		double P[4] = {(1.0 - n[0] * n[0]) / dist, -n[0] * n[1] / dist, -n[1] * n[0] / dist,
+					   (1.0 - n[1] * n[1]) / dist};
+		double G[4];
+		for (int r = 0; r < 2; r++)
+			for (int c = 0; c < 2; c++)
+				G[2 * r + c] = dn[2 * r] * P[c] + dn[2 * r + 1] * P[2 + c];
+		double Z[16];
+		saltation_relative(n, wv, alpha, K, G, Z);
+		cl_tape_factor(ctx->tape);
+		write_block(cl_tape_a(ctx->tape, i, i), true, gamma_i, Z);
+		write_block(cl_tape_a(ctx->tape, i, j), false, -gamma_i, Z);
+		write_block(cl_tape_a(ctx->tape, j, i), false, -gamma_j, Z);
+		write_block(cl_tape_a(ctx->tape, j, j), true, gamma_j, Z);
+	}
+	double dw[2] = {K[0] * wv[0] + K[1] * wv[1], K[2] * wv[0] + K[3] * wv[1]};
+	double *pi = st->x + 4 * i, *pj = st->x + 4 * j;
+	for (int c = 0; c < 2; c++) {
+		pi[2 + c] += gamma_i * dw[c];
+		pj[2 + c] -= gamma_j * dw[c];
+	}
+}
+
+static void report_graze(StepState *st, const Search *search)
+{
+	int i = search->graze_ball, other = search->graze_other;
+	double time = absolute_time(st) + search->graze_tau;
+	if (other < 0)
+		cl_step_fail(st->ctx, CL_STATUS_GRAZING,
+					 "ball \"%s\" passes wall \"%s\" at t = %.9g s touching it tangentially: a perturbation "
+					 "decides between no contact and a contact, so the gradient is not defined",
+					 ball_id(st, i), wall_id(st, -1 - other), time);
+	else
+		cl_step_fail(st->ctx, CL_STATUS_GRAZING,
+					 "balls \"%s\" and \"%s\" pass each other at t = %.9g s touching tangentially: a perturbation "
+					 "decides between no contact and a contact, so the gradient is not defined",
+					 ball_id(st, i), ball_id(st, other), time);
+}
+
+static void exact_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+{
+	const ClScene *scene = ctx->scene;
+	ExactWorkspace *w = ctx->workspace;
+	int nb = w->ball_count;
+	memcpy(s_next, s, sizeof(double) * 4 * (size_t)nb);
+	if (ctx->step == 0) {
+		w->last_time = -INFINITY;
+		w->last_ball = -1;
+		w->last_other = 0;
+	}
+	if (w->any_disabled) {
+		memset(w->disabled, 0, (size_t)nb * (size_t)nb);
+		w->any_disabled = false;
+	}
+	StepState st = {.ctx = ctx, .w = w, .x = s_next, .t = 0.0, .at_start = ctx->step == 0};
+	int events = 0;
+	bool resolve = true;
+	for (;;) {
+		for (int i = 0; i < nb; i++) {
+			double inverse_mass = 1.0 / scene->balls[i].mass;
+			w->accel[2 * i] = u[2 * i] * inverse_mass + scene->gravity.x;
+			w->accel[2 * i + 1] = u[2 * i + 1] * inverse_mass + scene->gravity.y;
+		}
+		bool resting = classify_resting(&st);
+		double h = fmax(0.0, ctx->dt - st.t);
+		Search search = {
+			.best = {EVENT_NONE, INFINITY, -1, 0}, .second = {EVENT_NONE, INFINITY, -1, 0}, .graze_tau = INFINITY};
+		if (resolve) {
+			search_walls(&st, h, &search);
+			search_pairs(&st, h, &search);
+		}
+		st.at_start = false;
+		Event e = search.best;
+		double tau = e.kind == EVENT_NONE ? h : e.tau;
+		if (search.graze_tau <= tau)
+			report_graze(&st, &search);
+		if (tau > 0.0) {
+			drift(&st, tau);
+			if (ctx->tape)
+				cl_tape_drift(ctx->tape, tau);
+		}
+		if (resting && ctx->tape)
+			for (int i = 0; i < nb; i++)
+				for (int k = 0; k < w->wall_count; k++)
+					if (w->resting[i * w->wall_count + k])
+						record_projection(ctx->tape, i, (const double[2]){scene->walls[k].normal.x,
+																		   scene->walls[k].normal.y});
+		if (e.kind == EVENT_NONE)
+			break;
+		check_simultaneous(&st, &e, &search);
+		if (e.kind == EVENT_WALL)
+			resolve_wall(&st, &e);
+		else
+			resolve_pair(&st, &e);
+		if (++events >= w->max_events) {
+			cl_step_fail(ctx, CL_STATUS_ZENO,
+						 "%d impacts in the control interval ending at t = %.9g s (the last between %s \"%s\" and "
+						 "\"%s\"): resting contact or a Zeno sequence; the remaining contacts of this interval "
+						 "are not resolved, and the gradient is not exact",
+						 events, (ctx->step + 1) * ctx->dt, e.kind == EVENT_WALL ? "ball and wall" : "balls",
+						 ball_id(&st, e.ball), e.kind == EVENT_WALL ? wall_id(&st, e.other) : ball_id(&st, e.other));
+			resolve = false;
+		}
+	}
 }
 
 static const ClParamDesc exact_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 1, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
+	[PARAM_RESTING_SPEED] = {"resting_speed", CL_PARAM_KIND_REAL, 1e-6, 1e-12, 1e-2, "× speed scale",
+							 "approach speed below which an impact is grazing, or resting contact (Zeno) when pushed "
+							 "into the surface; relative to max(|v0|, L/T, √(L|g|))",
+							 NULL},
+	[PARAM_MAX_EVENTS] = {"max_events", CL_PARAM_KIND_INT, 1000, 10, 1e6, "impacts",
+						  "impacts allowed in one control interval before it is declared Zeno", NULL},
 };
 
 const ClBackend cl_backend_exact = {
@@ -21,9 +796,25 @@ const ClBackend cl_backend_exact = {
 		.mirrors = "analytical gradients",
 		.toi = false,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
+		.summary =
+			"Ground truth of the continuous problem with piecewise-constant controls, in float64. Each ball "
+			"moves under constant acceleration u/m + g within a control interval; impacts are found at their "
+			"exact times (ball-wall quadratic, ball-ball quartic with bracketed roots) and resolved one by one "
+			"with Newton restitution and, when friction > 0, a Newton-Coulomb impulse (sliding or sticking; "
+			"mass-weighted between balls). The step Jacobian goes through the saltation matrix of every impact, "
+			"including its normal-acceleration term that time-stepping TOI schemes miss, so the gradient is "
+			"exact. It is not exact, and is reported instead of returned silently, where the derivative does "
+			"not exist or the model is ambiguous: grazing contacts (approach speed below resting_speed, or a "
+			"tangential near-miss within 1e-9 L), simultaneous impacts sharing a ball (within 1e-9 dt; "
+			"resolved in sequence, order-dependent), resting contact / Zeno (slow impacts pushed into the "
+			"surface, or more than max_events impacts in one interval: the ball then rests and slides on a "
+			"wall without friction; a resting ball pair is left unresolved for that interval), and contacts "
+			"already active at t = 0 (one-sided gradient). L is the scene's extent, V = max(|v0|, L/T, "
+			"sqrt(L|g|)), dt = T/N.",
 		.params = exact_params,
-		.param_count = 1,
+		.param_count = 2,
 	},
-	.step = placeholder_step,
+	.create = exact_create,
+	.destroy = exact_destroy,
+	.step = exact_step,
 };
