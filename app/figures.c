@@ -215,6 +215,12 @@ GString *cl_figure_heatmap_csv(const ClSweepDef *def, const ClSweepCell *cells, 
 {
 	GString *out = g_string_new("x,y,backend,quantity,value\n");
 	const char *name = cl_sweep_quantity_name(quantity);
+	/* shortest round-trip text is costly: each axis value once */
+	char **xs = g_new(char *, (gsize)def->x.count), **ys = g_new(char *, (gsize)def->y.count);
+	for (int ix = 0; ix < def->x.count; ix++)
+		xs[ix] = g_strdup(cl_format_number(cl_sweep_axis_value(&def->x, ix)).text);
+	for (int iy = 0; iy < def->y.count; iy++)
+		ys[iy] = g_strdup(cl_format_number(cl_sweep_axis_value(&def->y, iy)).text);
 	for (int b = 0; b < def->backend_count; b++) {
 		if (!slot_shown(def, quantity, exact_slot, b))
 			continue;
@@ -223,12 +229,16 @@ GString *cl_figure_heatmap_csv(const ClSweepDef *def, const ClSweepCell *cells, 
 				double v = measured_against_exact(quantity) && exact_slot < 0
 							   ? NAN
 							   : cell_quantity(def, cells, quantity, exact_slot, b, ix, iy);
-				g_string_append_printf(out, "%s,", cl_format_number(cl_sweep_axis_value(&def->x, ix)).text);
-				g_string_append_printf(out, "%s,%s,%s,", cl_format_number(cl_sweep_axis_value(&def->y, iy)).text,
-									   cl_backend_info(def->backends[b])->id, name);
-				g_string_append_printf(out, "%s\n", cl_format_number(v).text);
+				g_string_append_printf(out, "%s,%s,%s,%s,%s\n", xs[ix], ys[iy], cl_backend_info(def->backends[b])->id,
+									   name, cl_format_number(v).text);
 			}
 	}
+	for (int ix = 0; ix < def->x.count; ix++)
+		g_free(xs[ix]);
+	for (int iy = 0; iy < def->y.count; iy++)
+		g_free(ys[iy]);
+	g_free(xs);
+	g_free(ys);
 	return out;
 }
 
@@ -423,7 +433,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);
 	cl_plot_figure_set_title(f, "Task 2: trajectories and learning curves");
 	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
-	cl_plot_figure_set_row_weight(f, 0, 0.7); /* the trajectories are wide and flat */
+	cl_plot_figure_set_row_weight(f, 0, 0.5); /* the trajectories are wide and flat */
 	ClPlotPanel *initial = cl_plot_figure_panel(f, 0, 0), *mode1 = cl_plot_figure_panel(f, 0, 1);
 	ClPlotPanel *mode2 = cl_plot_figure_panel(f, 0, 2);
 	cl_plot_panel_set_title(initial, "(a) initial trajectories");
