@@ -47,9 +47,8 @@ static bool measured_against_exact(ClSweepQuantity q)
 	return q == CL_SWEEP_ANGLE_ERROR || q == CL_SWEEP_SIGN_AGREEMENT;
 }
 
-static bool slot_shown(const ClSweepDef *def, ClSweepQuantity q, int exact_slot, int slot)
+static bool slot_shown(ClSweepQuantity q, int exact_slot, int slot)
 {
-	(void)def;
 	return !(measured_against_exact(q) && slot == exact_slot);
 }
 
@@ -94,7 +93,7 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 {
 	int shown = 0;
 	for (int b = 0; b < def->backend_count; b++)
-		shown += slot_shown(def, quantity, exact_slot, b);
+		shown += slot_shown(quantity, exact_slot, b);
 	shown = MAX(shown, 1);
 	int cols = shown <= 3 ? shown : shown <= 4 ? 2 : shown <= 6 ? 3 : shown <= 8 ? 4 : 5;
 	int rows = (shown + cols - 1) / cols;
@@ -111,7 +110,7 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 	double *values = g_new(double, (gsize)nx * (gsize)ny);
 	int panel = 0;
 	for (int b = 0; b < def->backend_count; b++) {
-		if (!slot_shown(def, quantity, exact_slot, b))
+		if (!slot_shown(quantity, exact_slot, b))
 			continue;
 		ClPlotPanel *p = cl_plot_figure_panel(f, panel / cols, panel % cols);
 		panel++;
@@ -222,7 +221,7 @@ GString *cl_figure_heatmap_csv(const ClSweepDef *def, const ClSweepCell *cells, 
 	for (int iy = 0; iy < def->y.count; iy++)
 		ys[iy] = g_strdup(cl_format_number(cl_sweep_axis_value(&def->y, iy)).text);
 	for (int b = 0; b < def->backend_count; b++) {
-		if (!slot_shown(def, quantity, exact_slot, b))
+		if (!slot_shown(quantity, exact_slot, b))
 			continue;
 		for (int iy = 0; iy < def->y.count; iy++)
 			for (int ix = 0; ix < def->x.count; ix++) {

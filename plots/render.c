@@ -787,6 +787,13 @@ static void draw_series(cairo_t *cr, const ClPlotPanel *p, const ClPlotSeries *s
 	cairo_restore(cr);
 }
 
+/* Edge k of n cells spread evenly over [lo, hi] in the axis's own scale. */
+static double cell_edge(const PlotAxis *axis, double lo, double hi, int k, int n)
+{
+	double a = cl_plot_axis_fraction(axis, lo), b = cl_plot_axis_fraction(axis, hi);
+	return from_fraction(axis, a + (double)k / n * (b - a));
+}
+
 static void draw_heatmap(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *p, const ClPlotHeatmap *h,
 						 const Theme *theme)
 {
@@ -828,22 +835,10 @@ static void draw_heatmap(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *
 		for (int j = 0; j < h->ny; j++)
 			for (int i = 0; i < h->nx; i++) {
 				double t = color_fraction(f, h->values[j * h->nx + i]);
-				double cx0 = to_x(p, from_fraction(&p->x, cl_plot_axis_fraction(&p->x, h->x_min) +
-																(double)i / h->nx *
-																	(cl_plot_axis_fraction(&p->x, h->x_max) -
-																	 cl_plot_axis_fraction(&p->x, h->x_min))));
-				double cx1 = to_x(p, from_fraction(&p->x, cl_plot_axis_fraction(&p->x, h->x_min) +
-																(double)(i + 1) / h->nx *
-																	(cl_plot_axis_fraction(&p->x, h->x_max) -
-																	 cl_plot_axis_fraction(&p->x, h->x_min))));
-				double cy0 = to_y(p, from_fraction(&p->y, cl_plot_axis_fraction(&p->y, h->y_min) +
-																(double)j / h->ny *
-																	(cl_plot_axis_fraction(&p->y, h->y_max) -
-																	 cl_plot_axis_fraction(&p->y, h->y_min))));
-				double cy1 = to_y(p, from_fraction(&p->y, cl_plot_axis_fraction(&p->y, h->y_min) +
-																(double)(j + 1) / h->ny *
-																	(cl_plot_axis_fraction(&p->y, h->y_max) -
-																	 cl_plot_axis_fraction(&p->y, h->y_min))));
+				double cx0 = to_x(p, cell_edge(&p->x, h->x_min, h->x_max, i, h->nx));
+				double cx1 = to_x(p, cell_edge(&p->x, h->x_min, h->x_max, i + 1, h->nx));
+				double cy0 = to_y(p, cell_edge(&p->y, h->y_min, h->y_max, j, h->ny));
+				double cy1 = to_y(p, cell_edge(&p->y, h->y_min, h->y_max, j + 1, h->ny));
 				bool ok = isfinite(t);
 				any_missing = any_missing || !ok;
 				set_color(cr, ok ? cl_plot_colormap(f->colormap, t) : theme->missing);
@@ -855,11 +850,15 @@ static void draw_heatmap(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *
 		return;
 	/* hatch the cells without a value (NaN, failed runs) */
 	cairo_save(cr);
-	double cw = (x1 - x0) / h->nx, ch = (y0 - y1) / h->ny;
 	for (int j = 0; j < h->ny; j++)
 		for (int i = 0; i < h->nx; i++)
-			if (!isfinite(color_fraction(f, h->values[j * h->nx + i])))
-				cairo_rectangle(cr, x0 + i * cw, y0 - (j + 1) * ch, cw, ch);
+			if (!isfinite(color_fraction(f, h->values[j * h->nx + i]))) {
+				double cx0 = to_x(p, cell_edge(&p->x, h->x_min, h->x_max, i, h->nx));
+				double cx1 = to_x(p, cell_edge(&p->x, h->x_min, h->x_max, i + 1, h->nx));
+				double cy0 = to_y(p, cell_edge(&p->y, h->y_min, h->y_max, j, h->ny));
+				double cy1 = to_y(p, cell_edge(&p->y, h->y_min, h->y_max, j + 1, h->ny));
+				cairo_rectangle(cr, cx0, cy1, cx1 - cx0, cy0 - cy1);
+			}
 	cairo_clip(cr);
 	set_color(cr, theme->hatch);
 	cairo_set_line_width(cr, 0.6);
@@ -1044,7 +1043,7 @@ static PlotRect panel_legend_rect(const ClPlotPanel *p, double w, double h)
 	return corners[choice];
 }
 
-static void draw_axes(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *p, const Layout *L, const Theme *theme)
+static void draw_axes(cairo_t *cr, const ClPlotPanel *p, const Layout *L, const Theme *theme)
 {
 	const PlotRect *a = &p->area;
 	set_color(cr, theme->foreground);
@@ -1109,7 +1108,6 @@ static void draw_axes(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *p, 
 	}
 	if (p->title)
 		draw_text(cr, p->title, L->label_font, theme->foreground, a->x + a->w / 2, a->y - PAD, 0.5, 1, 0);
-	(void)f;
 }
 
 static void draw_grid(cairo_t *cr, const ClPlotPanel *p, const Theme *theme)
@@ -1170,7 +1168,7 @@ static void draw_panel(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const
 		cairo_stroke(cr);
 	}
 	cairo_restore(cr);
-	draw_axes(cr, f, p, L, theme);
+	draw_axes(cr, p, L, theme);
 	if (f->legend == CL_PLOT_LEGEND_AUTO || f->legend == CL_PLOT_LEGEND_NONE) {
 		if (p->legend == CL_PLOT_LEGEND_NONE || f->legend == CL_PLOT_LEGEND_NONE)
 			return;

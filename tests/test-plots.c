@@ -143,6 +143,30 @@ static void test_heatmap_cells(void)
 	cl_plot_figure_free(f);
 }
 
+/* On a log axis cells are even in log space: the cell of [10, 100] spans a decade. */
+static void test_heatmap_log_axis(void)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	cl_plot_panel_set_x_axis(p, "k", CL_PLOT_SCALE_LOG);
+	const double values[] = {0, NAN, 1};
+	cl_plot_panel_add_heatmap(p, 3, 1, values, 1, 1000, 0, 1);
+	cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, 0, 1, CL_PLOT_SCALE_LINEAR, NULL);
+	cairo_surface_t *s = render(f, 400, 200);
+	double px, py;
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 500, 0.5, &px, &py));
+	ClPlotColor want = cl_plot_colormap(CL_PLOT_COLORMAP_VIRIDIS, 1);
+	assert_color(pixel(s, px, py), want.r, want.g, want.b, 2.5 / 255);
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 2, 0.5, &px, &py));
+	want = cl_plot_colormap(CL_PLOT_COLORMAP_VIRIDIS, 0);
+	assert_color(pixel(s, px, py), want.r, want.g, want.b, 2.5 / 255);
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 50, 0.5, &px, &py));
+	ClPlotColor missing = pixel(s, px, py);
+	g_assert_cmpfloat(fabs(missing.r - missing.g) + fabs(missing.g - missing.b), <, 0.02);
+	cairo_surface_destroy(s);
+	cl_plot_figure_free(f);
+}
+
 static void test_line_geometry(void)
 {
 	ClPlotFigure *f = cl_plot_figure_new(1, 1);
@@ -376,6 +400,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/tick-labels", test_tick_labels);
 	g_test_add_func("/plots/colormaps", test_colormaps);
 	g_test_add_func("/plots/heatmap-cells", test_heatmap_cells);
+	g_test_add_func("/plots/heatmap-log-axis", test_heatmap_log_axis);
 	g_test_add_func("/plots/line-geometry", test_line_geometry);
 	g_test_add_func("/plots/log-axis", test_log_axis_geometry);
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
