@@ -1,6 +1,8 @@
 /* contactlab convergence: one derivative per backend against the step count. */
 #include "cli-common.h"
 #include "convergence-data.h"
+#include "figures.h"
+#include "lesson-figures.h"
 #include "numbers.h"
 
 #include <math.h>
@@ -41,11 +43,17 @@ static void put_table(GString *out, const ClConvergenceRun *run)
 int cl_cmd_convergence(int argc, char **argv)
 {
 	char **backend_ids = NULL, **settings = NULL, *parameter = NULL, *steps_text = NULL, *csv = NULL;
+	char *png = NULL, *svg = NULL, *pdf = NULL;
+	double dpi = CL_FIGURE_DPI;
 	GOptionEntry entries[] = {
 		{"param", 'p', 0, G_OPTION_ARG_STRING, &parameter, "The derivative's parameter (required)", "NAME"},
 		{"steps", 'n', 0, G_OPTION_ARG_STRING, &steps_text, "Step counts (default: 60,120,...,7680)", "N,N,..."},
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write backend,steps,dt,value here (- for stdout)", "FILE"},
+		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the figure as PNG", "FILE"},
+		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the figure as SVG", "FILE"},
+		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the figure as PDF", "FILE"},
+		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -58,13 +66,17 @@ int cl_cmd_convergence(int argc, char **argv)
 	if (!cl_cli_parse_options("convergence", "SCENE",
 							  "Computes, per backend, the loss's derivative with respect to one parameter at each\n"
 							  "step count N (dt = T/N; control sequences resampled, backend parameters such as\n"
-							  "Brax's substeps kept). Without --csv it prints a table.",
+							  "Brax's substeps kept). Without --csv or a figure it prints a table.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (g_strv_length(positional) != 1) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
 					"convergence: expected one SCENE (a scene file or a preset id), got %u arguments",
 					g_strv_length(positional));
+		goto out;
+	}
+	if (!(dpi > 0 && dpi <= 2400)) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dpi: expected 0 < DPI <= 2400");
 		goto out;
 	}
 	if (!parameter) {
@@ -92,12 +104,28 @@ int cl_cmd_convergence(int argc, char **argv)
 					status = CL_EXIT_FAILED;
 			}
 		}
-	GString *text = csv ? cl_convergence_csv(run) : g_string_new(NULL);
-	if (!csv)
-		put_table(text, run);
-	if (!cl_write_output(csv ? csv : "-", text, &error))
-		status = CL_EXIT_FAILED;
-	g_string_free(text, TRUE);
+	gboolean figure_wanted = png || svg || pdf;
+	if (csv || !figure_wanted) {
+		GString *text = csv ? cl_convergence_csv(run) : g_string_new(NULL);
+		if (!csv)
+			put_table(text, run);
+		if (!cl_write_output(csv ? csv : "-", text, &error))
+			status = CL_EXIT_FAILED;
+		g_string_free(text, TRUE);
+	}
+	if (figure_wanted && !error) {
+		ClPlotFigure *figure = cl_figure_convergence(run, NULL);
+		char *title = g_markup_escape_text(scene->name, -1);
+		cl_plot_figure_set_title(figure, title);
+		g_free(title);
+		const char *paths[] = {png, svg, pdf};
+		const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
+		for (int i = 0; i < 3 && !error; i++)
+			if (paths[i] && !cl_plot_figure_export(figure, paths[i], formats[i], CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, dpi,
+												   &error))
+				status = CL_EXIT_FAILED;
+		cl_plot_figure_free(figure);
+	}
 out:
 	if (error) {
 		status = status == CL_EXIT_OK || status == CL_EXIT_FAILED ? CL_EXIT_FAILED : CL_EXIT_BAD_INPUT;
@@ -116,5 +144,8 @@ out:
 	g_free(parameter);
 	g_free(steps_text);
 	g_free(csv);
+	g_free(png);
+	g_free(svg);
+	g_free(pdf);
 	return status;
 }

@@ -1,5 +1,6 @@
 /* contactlab lesson list|show|export: the guided lessons, headless. */
 #include "cli-common.h"
+#include "lesson-handout.h"
 #include "lesson.h"
 #include "numbers.h"
 
@@ -135,12 +136,61 @@ out:
 	return status;
 }
 
+static int lesson_export(int argc, char **argv)
+{
+	char *pdf = NULL, *dir = NULL;
+	GOptionEntry entries[] = {
+		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the handout here (required)", "FILE"},
+		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Also write every step's figures and CSV files here", "DIR"},
+		G_OPTION_ENTRY_NULL,
+	};
+	char **positional = NULL;
+	GError *error = NULL;
+	ClLesson *lesson = NULL;
+	int status = CL_EXIT_BAD_INPUT;
+	if (!cl_cli_parse_options("lesson export", "LESSON",
+							  "Writes a lesson's handout: a PDF with one page per step (its figure and its text with\n"
+							  "the numbers computed) and, with --dir, the figures (PNG, SVG) and CSV files.",
+							  entries, argc, argv, &positional, &error))
+		goto out;
+	if (g_strv_length(positional) != 1) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"lesson export: expected one LESSON, got %u arguments", g_strv_length(positional));
+		goto out;
+	}
+	if (!pdf) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "lesson export: --pdf FILE is required");
+		goto out;
+	}
+	if (!(lesson = load_lesson(positional[0], &error)))
+		goto out;
+	status = CL_EXIT_FAILED;
+	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+	if (cl_lesson_export(lesson, pdf, dir, problems, NULL, NULL, NULL, &error)) {
+		status = problems->len ? CL_EXIT_FAILED : CL_EXIT_OK;
+		for (guint i = 0; i < problems->len; i++)
+			fprintf(stderr, "contactlab: %s\n", (const char *)g_ptr_array_index(problems, i));
+		printf("%s: %u pages\n", pdf, lesson->steps->len + 1);
+	}
+	g_ptr_array_free(problems, TRUE);
+out:
+	if (error) {
+		cl_cli_fail(status, "%s", error->message);
+		g_error_free(error);
+	}
+	cl_lesson_free(lesson);
+	g_strfreev(positional);
+	g_free(pdf);
+	g_free(dir);
+	return status;
+}
+
 int cl_cmd_lesson(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		int (*run)(int argc, char **argv);
-	} subcommands[] = {{"list", lesson_list}, {"show", lesson_show}};
+	} subcommands[] = {{"list", lesson_list}, {"show", lesson_show}, {"export", lesson_export}};
 	if (argc >= 2)
 		for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
 			if (strcmp(argv[1], subcommands[i].name) == 0)

@@ -420,6 +420,11 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 		ok = FALSE;
 	if (ok && FIELD("parameter")) {
 		ok = read_parameter(rd, n, p, scene, v->parameter);
+		ClParam param;
+		if (ok && v->kind == CL_LESSON_VIEW_PERTURBATION && cl_param_parse(scene, v->parameter, &param, NULL, 0) &&
+			!cl_param_has_adjoint(&param))
+			ok = bad(rd, p, "the perturbation view needs an initial-state or control parameter (%s is neither)",
+					 v->parameter);
 		g_free(p);
 	}
 	v->delta = 0.05;

@@ -222,6 +222,64 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 	return !cancelled;
 }
 
+/* ------------------------------------------------------------- views */
+
+static void compute_perturbation(const ClLessonStep *step, int backend, ClLessonPerturbation *out)
+{
+	const ClScene *scene = step->scene;
+	ClParam p;
+	cl_param_parse(scene, step->view.parameter, &p, NULL, 0);
+	double theta = cl_param_get(scene, &p);
+	for (int k = 0; k < 3; k++) {
+		out->scenes[k] = cl_scene_copy(scene);
+		cl_param_set(out->scenes[k], &p, theta + (k - 1) * step->view.delta);
+		out->rollouts[k] = cl_rollout_new(out->scenes[k], backend);
+		cl_rollout_run(out->rollouts[k], NULL, NULL, k == 1);
+	}
+	/* the direction e_θ in (s0, u) */
+	int ns = cl_state_size(scene);
+	double *ds0 = g_new0(double, (gsize)ns), *du = g_new0(double, (gsize)cl_control_size(scene) + 1);
+	if (p.target == CL_PARAM_POSITION || p.target == CL_PARAM_VELOCITY)
+		ds0[4 * p.ball + (p.target == CL_PARAM_VELOCITY ? 2 : 0) + p.axis] = 1;
+	else
+		du[2 * ((gsize)p.step * (gsize)scene->ball_count + (gsize)p.ball) + (gsize)p.axis] = 1;
+	out->ds_final = g_new0(double, (gsize)ns);
+	if (cl_rollout_steps_done(out->rollouts[1]) == scene->steps)
+		cl_rollout_jvp(out->rollouts[1], ds0, du, out->ds_final);
+	else
+		for (int i = 0; i < ns; i++)
+			out->ds_final[i] = NAN;
+	g_free(ds0);
+	g_free(du);
+}
+
+static gboolean compute_sweep(ClLessonResult *r, const _Atomic int *cancel)
+{
+	const ClLessonStep *step = r->step;
+	const ClLessonView *v = &step->view;
+	ClSweepDef *def = &r->sweep;
+	cl_param_parse(step->scene, v->x.parameter, &def->x.param, NULL, 0);
+	cl_param_parse(step->scene, v->y.parameter, &def->y.param, NULL, 0);
+	def->x.min = v->x.min;
+	def->x.max = v->x.max;
+	def->x.count = v->x.count;
+	def->y.min = v->y.min;
+	def->y.max = v->y.max;
+	def->y.count = v->y.count;
+	def->backends = (const int *)step->backends->data;
+	def->backend_count = (int)step->backends->len;
+	def->threads = (int)g_get_num_processors();
+	def->cancel = cancel;
+	r->cells = g_new0(ClSweepCell, cl_sweep_cell_count(def));
+	ClStatus status;
+	if (!cl_sweep(step->scene, def, r->cells, &status)) {
+		if (status.code == CL_STATUS_CANCELLED)
+			return FALSE;
+		g_ptr_array_add(r->problems, g_strdup_printf("heatmap: %s", status.message));
+	}
+	return TRUE;
+}
+
 /* ------------------------------------------------------------- cites */
 
 static double cite_value(ClLessonResult *r, const ClCite *cite, char **text, char **problem)
@@ -357,6 +415,16 @@ ClLessonResult *cl_lesson_step_apply(const ClLessonStep *step, const _Atomic int
 			if (!compute_learning(step, g_array_index(step->backends, int, b), &r->learning[b], cancel))
 				goto cancel;
 	}
+	if (v->kind == CL_LESSON_VIEW_HEATMAP && !compute_sweep(r, cancel))
+		goto cancel;
+	if (v->kind == CL_LESSON_VIEW_PERTURBATION) {
+		r->perturbation = g_new0(ClLessonPerturbation, n);
+		for (guint b = 0; b < n; b++) {
+			if (cancelled(cancel))
+				goto cancel;
+			compute_perturbation(step, g_array_index(step->backends, int, b), &r->perturbation[b]);
+		}
+	}
 	if (v->kind == CL_LESSON_VIEW_CONVERGENCE) {
 		GError *error = NULL;
 		r->convergence = cl_convergence_run_new(step->scene, v->parameter, v->steps, step->backends, NULL, NULL,
@@ -411,6 +479,17 @@ void cl_lesson_result_free(ClLessonResult *r)
 		}
 	g_free(r->learning);
 	cl_convergence_run_free(r->convergence);
+	g_free(r->cells);
+	if (r->perturbation)
+		for (guint b = 0; b < r->backend_count; b++) {
+			ClLessonPerturbation *p = &r->perturbation[b];
+			for (int k = 0; k < 3; k++) {
+				cl_rollout_free(p->rollouts[k]);
+				cl_scene_free(p->scenes[k]);
+			}
+			g_free(p->ds_final);
+		}
+	g_free(r->perturbation);
 	g_free(r->cite_values);
 	g_strfreev(r->cite_texts);
 	g_free(r->text);
