@@ -58,16 +58,22 @@ char *cl_lesson_contacts_text(const ClScene *scene, const ClRollout *rollout)
 	GString *out = g_string_new(NULL);
 	int last_ball = -1, last_other = 0;
 	for (int i = 0; i < count; i++) {
+		/* a ball pair is one contact whichever ball reports it */
+		int ball = events[i].ball, other = events[i].other;
+		if (other >= 0 && other < ball) {
+			other = ball;
+			ball = events[i].other;
+		}
 		/* time-stepping backends report a contact at every step it lasts */
-		if (events[i].ball == last_ball && events[i].other == last_other)
+		if (ball == last_ball && other == last_other)
 			continue;
-		last_ball = events[i].ball;
-		last_other = events[i].other;
+		last_ball = ball;
+		last_other = other;
 		if (out->len)
 			g_string_append(out, " then ");
 		if (scene->ball_count > 1)
-			g_string_append_printf(out, "%s–", scene->balls[events[i].ball].id);
-		g_string_append(out, other_name(scene, events[i].other));
+			g_string_append_printf(out, "%s–", scene->balls[ball].id);
+		g_string_append(out, other_name(scene, other));
 	}
 	if (!out->len)
 		g_string_append(out, "nothing");

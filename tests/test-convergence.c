@@ -149,6 +149,32 @@ static void test_pbd_position_gradient_zero(void)
 	cl_scene_free(scene);
 }
 
+/* backends-paper.md §6.4: with TOI the direct impulse converges to the
+ * saltation result without its acceleration term (−0.7199), not to exact's
+ * −0.3987: −0.7191, −0.7194, −0.7200 at N = 480, 1920, 7680. */
+static void test_toi_converges_to_the_wrong_value(void)
+{
+	ClScene *scene = cl_test_task3();
+	int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse-toi")};
+	static const int steps[] = {480, 1920, 7680};
+	static const double paper[] = {-0.7191, -0.7194, -0.7200};
+	ClConvergenceDef def = {
+		.param = parse(scene, "ball1.position.x"),
+		.steps = steps,
+		.step_count = 3,
+		.backends = backends,
+		.backend_count = 2,
+		.threads = 2,
+	};
+	ClConvergencePoint points[6];
+	g_assert_true(cl_convergence(scene, &def, points, NULL));
+	for (int k = 0; k < 3; k++) {
+		g_assert_cmpfloat_with_epsilon(points[cl_convergence_index(&def, 0, k)].value, -0.39867, 5e-6);
+		g_assert_cmpfloat_with_epsilon(points[cl_convergence_index(&def, 1, k)].value, paper[k], 5e-5);
+	}
+	cl_scene_free(scene);
+}
+
 typedef struct {
 	atomic_int cancel;
 	int calls;
@@ -232,6 +258,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/convergence/finite-difference-parameter", test_finite_difference_parameter);
 	g_test_add_func("/convergence/matches-single-runs-any-threads", test_matches_single_runs_any_threads);
 	g_test_add_func("/convergence/pbd-position-gradient-zero", test_pbd_position_gradient_zero);
+	g_test_add_func("/convergence/toi-converges-to-the-wrong-value", test_toi_converges_to_the_wrong_value);
 	g_test_add_func("/convergence/progress-and-cancel", test_progress_and_cancel);
 	g_test_add_func("/convergence/invalid-definitions", test_invalid_definitions);
 	return g_test_run();
