@@ -200,7 +200,7 @@ static ClPlotFigure *heatmap_figure(const ClLessonResult *r, const GArray *highl
 		ClPlotSeries *halo = cl_plot_panel_add_line(p, NULL, l->path_x, l->path_y, count);
 		cl_plot_series_set_color(halo, (ClPlotColor){1, 1, 1, 0.9});
 		cl_plot_series_set_width(halo, 3.4);
-		ClPlotSeries *s = cl_plot_panel_add_line(p, "descent path", l->path_x, l->path_y, count);
+		ClPlotSeries *s = cl_plot_panel_add_line(p, NULL, l->path_x, l->path_y, count);
 		cl_plot_series_set_color(s, (ClPlotColor){0.85, 0.1, 0.1, 1});
 		cl_plot_series_set_width(s, in_list(highlight, g_array_index(step->backends, int, b)) ? 2.0 : 1.4);
 		ClPlotSeries *end = cl_plot_panel_add_marker(p, l->path_x[count - 1], l->path_y[count - 1],
