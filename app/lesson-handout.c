@@ -77,14 +77,14 @@ static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLesso
 	guint cols = r->columns->len + 1; /* the loss first */
 	double name_w = 92, row_h = 15, cell_w = MIN(78.0, (CONTENT_WIDTH - name_w) / cols);
 	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_find("exact"));
-	draw_text(cr, x, y + 2, name_w, "Sans Bold 7.5", "backend", 0.2);
+	double header_h = draw_text(cr, x, y, name_w, "Sans Bold 7.5", "backend", 0.2);
 	for (guint c = 0; c < cols; c++) {
 		const char *label = c == 0 ? "loss" : g_ptr_array_index(r->columns, c - 1);
 		char *header = c == 0 ? g_strdup(label) : g_strdup_printf("∂L/∂ %s", label);
-		draw_text(cr, x + name_w + c * cell_w + 2, y, cell_w - 4, "Sans Bold 6.5", header, 0.2);
+		header_h = MAX(header_h, draw_text(cr, x + name_w + c * cell_w + 2, y, cell_w - 4, "Sans Bold 6.5", header, 0.2));
 		g_free(header);
 	}
-	double top = y + 2 * row_h + 2;
+	double top = y + header_h + 4;
 	for (guint b = 0; b < r->backend_count; b++) {
 		int backend = g_array_index(step->backends, int, b);
 		double row_y = top + b * row_h;
@@ -115,7 +115,7 @@ static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLesso
 	cairo_move_to(cr, x, top - 1);
 	cairo_line_to(cr, x + name_w + cols * cell_w, top - 1);
 	cairo_stroke(cr);
-	return 2 * row_h + 2 + r->backend_count * row_h;
+	return header_h + 4 + r->backend_count * row_h;
 }
 
 /* ------------------------------------------------------------ pages */

@@ -488,6 +488,21 @@ static const BadLesson bad_lessons[] = {
 	 "bad.json: steps[0].text: {learning exact loss[10]}: loss[10]: the view runs 10 iterations (0 … 9)"},
 };
 
+/* The CLI shows the loader's message for a bad lesson file, exit status 2. */
+static void test_bad_file_cli(void)
+{
+	char *path = g_build_filename(tmp_dir, "bad.json", NULL);
+	g_assert_true(g_file_set_contents(path, bad_lessons[G_N_ELEMENTS(bad_lessons) - 2].json, -1, NULL));
+	const char *args[] = {"lesson", "show", path, NULL};
+	char *out = NULL, *err = NULL;
+	g_assert_cmpint(run(args, &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, bad_lessons[G_N_ELEMENTS(bad_lessons) - 2].message));
+	g_assert_cmpstr(out, ==, "");
+	g_free(out);
+	g_free(err);
+	g_free(path);
+}
+
 static void test_bad_files(void)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(bad_lessons); i++) {
@@ -621,6 +636,7 @@ int main(int argc, char **argv)
 	cli_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_test_add_func("/lessons/shipped", test_shipped);
 	g_test_add_func("/lessons/bad-files", test_bad_files);
+	g_test_add_func("/lessons/bad-file-cli", test_bad_file_cli);
 	g_test_add_func("/lessons/inline-scene-and-braces", test_inline_and_braces);
 	GError *error = NULL;
 	GPtrArray *lessons = cl_lessons_load_all(&error);
