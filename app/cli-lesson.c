@@ -64,7 +64,7 @@ static void put_step_csv(GString *out, guint index, const ClLessonStep *step, co
 {
 	for (guint i = 0; i < step->cites->len; i++) {
 		const ClCite *cite = &g_array_index(step->cites, ClCite, i);
-		g_string_append_printf(out, "%u,", index);
+		g_string_append_printf(out, "%u,", index + 1); /* 1-based, as --step */
 		cl_csv_append_field(out, cite->source);
 		g_string_append_printf(out, ",%s,", cl_format_number(r->cite_values[i]).text);
 		cl_csv_append_field(out, r->cite_texts[i]);
