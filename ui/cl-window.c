@@ -68,6 +68,7 @@ struct _ClWindow {
 	double time;
 	gboolean updating_time;
 	gboolean close_after_save;
+	gboolean recovery_offered; /* the last session's file is kept until answered */
 	gboolean fit_pending; /* frame the first trajectories of a newly loaded scene */
 	gboolean closing_confirmed;
 };
@@ -377,7 +378,7 @@ static gboolean autosave(gpointer data)
 	ClWindow *self = data;
 	self->autosave_source = 0;
 	const char *path = recovery_path(self);
-	if (!path || !self->dirty)
+	if (!path || !self->dirty || self->recovery_offered)
 		return G_SOURCE_REMOVE;
 	char *dir = g_path_get_dirname(path);
 	g_mkdir_with_parents(dir, 0700);
@@ -394,7 +395,7 @@ static void drop_recovery(ClWindow *self)
 {
 	g_clear_handle_id(&self->autosave_source, g_source_remove);
 	const char *path = recovery_path(self);
-	if (path)
+	if (path && !self->recovery_offered)
 		g_unlink(path);
 }
 
@@ -957,6 +958,7 @@ typedef struct {
 static void recovery_response(GtkDialog *dialog, int response, Recovery *r)
 {
 	gtk_window_destroy(GTK_WINDOW(dialog));
+	r->window->recovery_offered = FALSE;
 	if (response == GTK_RESPONSE_ACCEPT) {
 		GError *error = NULL;
 		ClScene *scene = cl_scene_file_load(r->path, &error);
@@ -977,6 +979,7 @@ static void recovery_response(GtkDialog *dialog, int response, Recovery *r)
 void cl_window_offer_recovery(ClWindow *self, const char *path)
 {
 	Recovery *r = g_new(Recovery, 1);
+	self->recovery_offered = TRUE;
 	r->window = g_object_ref(self);
 	r->path = g_strdup(path);
 	GtkWidget *dialog = gtk_message_dialog_new(GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
