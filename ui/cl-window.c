@@ -315,6 +315,12 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 	g_object_unref(self);
 }
 
+static gboolean perturbation_shown(ClWindow *self)
+{
+	const char *page = gtk_stack_get_visible_child_name(self->results_stack);
+	return page && g_str_equal(page, "perturbation");
+}
+
 static void start_compute(ClWindow *self)
 {
 	cancel_compute(self);
@@ -333,8 +339,9 @@ static void start_compute(ClWindow *self)
 		g_array_free(backends, TRUE);
 		return;
 	}
-	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len,
-								   cl_perturbation_view_get_parameter(self->perturbation_view),
+	/* the perturbation study costs several rollouts per backend: only when it is shown */
+	const char *perturb = perturbation_shown(self) ? cl_perturbation_view_get_parameter(self->perturbation_view) : NULL;
+	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len, perturb,
 								   cl_perturbation_view_get_delta(self->perturbation_view));
 	g_array_free(backends, TRUE);
 	self->cancellable = g_cancellable_new();
@@ -861,6 +868,14 @@ static void update_actions(ClWindow *self)
 
 /* ------------------------------------------------------ canvas signals */
 
+static void results_page_changed(GObject *stack, GParamSpec *pspec, ClWindow *self)
+{
+	(void)stack, (void)pspec;
+	/* a result computed while the view was hidden has no perturbation study yet */
+	if (perturbation_shown(self) && self->result && !self->result->has_perturbation && !self->job)
+		start_compute(self);
+}
+
 static void perturbation_changed(ClPerturbationView *view, ClWindow *self)
 {
 	if (self->settings)
@@ -1113,6 +1128,7 @@ static void cl_window_init(ClWindow *self)
 	g_signal_connect(self->speed_dropdown, "notify::selected", G_CALLBACK(speed_changed), self);
 	g_signal_connect(self->canvas, "scene-changed", G_CALLBACK(canvas_changed), self);
 	g_signal_connect(self->perturbation_view, "changed", G_CALLBACK(perturbation_changed), self);
+	g_signal_connect(self->results_stack, "notify::visible-child-name", G_CALLBACK(results_page_changed), self);
 	g_signal_connect(self->canvas, "edit-done", G_CALLBACK(canvas_edit_done), self);
 	g_signal_connect(self->canvas, "edit-refused", G_CALLBACK(canvas_refused), self);
 	g_signal_connect(self->canvas, "selection-changed", G_CALLBACK(canvas_selection), self);
