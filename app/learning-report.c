@@ -95,7 +95,7 @@ ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, in
 	cl_plot_figure_set_title(f, title);
 	g_free(title);
 	g_free(name);
-	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_RIGHT);
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
 	ClPlotPanel *loss = cl_plot_figure_panel(f, 0, 0);
 	cl_plot_panel_set_title(loss, "loss");
 	cl_plot_panel_set_x_axis(loss, "iteration", CL_PLOT_SCALE_LINEAR);

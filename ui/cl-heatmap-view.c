@@ -241,7 +241,8 @@ static void start_build(ClHeatmapView *self)
 	}
 	Build *b = g_new0(Build, 1);
 	b->job = g_object_ref(self->job);
-	b->scene = cl_scene_copy(cl_window_get_scene(self->window));
+	/* the marker follows the scene; a stale sweep keeps the scene it was made for */
+	b->scene = cl_scene_copy(self->stale ? cl_heatmap_job_scene(self->job) : cl_window_get_scene(self->window));
 	b->quantity = current_quantity(self);
 	b->exact_slot = self->exact_slot;
 	self->building = TRUE;
@@ -308,10 +309,13 @@ static void hover(ClPlotView *plot, int row, int col, double x, double y, ClHeat
 	char xname[CL_NAME_MAX], yname[CL_NAME_MAX];
 	cl_param_name(scene, &def->x.param, xname, sizeof xname);
 	cl_param_name(scene, &def->y.param, yname, sizeof yname);
+	char xv[32], yv[32];
+	format_cell_value(cl_sweep_axis_value(&def->x, ix), xv, sizeof xv);
+	format_cell_value(cl_sweep_axis_value(&def->y, iy), yv, sizeof yv);
 	GString *text = g_string_new(NULL);
-	g_string_append_printf(text, "%s = %s\n", xname, cl_format_number(cl_sweep_axis_value(&def->x, ix)).text);
-	g_string_append_printf(text, "%s = %s\n%s:\n", yname, cl_format_number(cl_sweep_axis_value(&def->y, iy)).text,
-						   cl_sweep_quantity_name(q));
+	char *head = g_markup_printf_escaped("%s = %s, %s = %s · %s: ", xname, xv, yname, yv, cl_sweep_quantity_name(q));
+	g_string_append(text, head);
+	g_free(head);
 	char *pointer_text = NULL;
 	for (int b = 0, shown = 0; b < def->backend_count; b++) {
 		if (!slot_shown(self, b))
@@ -322,19 +326,17 @@ static void hover(ClPlotView *plot, int row, int col, double x, double y, ClHeat
 		format_cell_value(cl_sweep_quantity(q, cell, exact), value, sizeof value);
 		const char *id = cl_backend_info(def->backends[b])->id;
 		const char *note = cell->status == CL_STATUS_OK || cell->status == CL_STATUS_CANCELLED ? "" : cl_status_name(cell->status);
-		char *line = g_markup_printf_escaped("%s%-15s %10s %s%s\n", shown == panel ? "<b>" : "", id, value, note,
-											 shown == panel ? "</b>" : "");
-		g_string_append(text, line);
-		g_free(line);
+		/* ids, values and status names are plain ASCII: no markup to escape */
+		gboolean here = shown == panel;
+		g_string_append_printf(text, "%s%s%s %s%s%s%s%s", shown ? "  ·  " : "", here ? "<b>" : "", id, value,
+							   *note ? " (" : "", note, *note ? ")" : "", here ? "</b>" : "");
 		if (shown == panel)
 			pointer_text = g_markup_printf_escaped("<b>%s</b>\n%s = %s", id, cl_sweep_quantity_name(q), value);
 		shown++;
 	}
 	gtk_label_set_markup(self->readout, text->str);
 	if (pointer_text) {
-		char *full = g_markup_printf_escaped("%s = %s, %s = %s", xname,
-											 cl_format_number(cl_sweep_axis_value(&def->x, ix)).text, yname,
-											 cl_format_number(cl_sweep_axis_value(&def->y, iy)).text);
+		char *full = g_markup_printf_escaped("%s = %s\n%s = %s", xname, xv, yname, yv);
 		char *joined = g_strdup_printf("%s\n%s", pointer_text, full);
 		cl_plot_view_set_readout(self->plot, joined);
 		g_free(joined);
@@ -549,6 +551,11 @@ void cl_heatmap_view_cancel(ClHeatmapView *self)
 gboolean cl_heatmap_view_is_busy(ClHeatmapView *self)
 {
 	return self->running || self->building;
+}
+
+gboolean cl_heatmap_view_is_stale(ClHeatmapView *self)
+{
+	return self->stale;
 }
 
 gboolean cl_heatmap_view_has_result(ClHeatmapView *self)

@@ -28,6 +28,8 @@ void cl_heatmap_view_cancel(ClHeatmapView *view);
 gboolean cl_heatmap_view_is_busy(ClHeatmapView *view);
 /* A complete sweep is shown. */
 gboolean cl_heatmap_view_has_result(ClHeatmapView *view);
+/* The scene changed beyond the swept parameters since the sweep. */
+gboolean cl_heatmap_view_is_stale(ClHeatmapView *view);
 ClPlotView *cl_heatmap_view_get_plot(ClHeatmapView *view);
 /* The shown grid as x,y,backend,quantity,value (NULL without one). */
 GString *cl_heatmap_view_grid_csv(ClHeatmapView *view);

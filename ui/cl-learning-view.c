@@ -102,12 +102,12 @@ static double reference(ClLearningView *self, const ClScene *scene, char *label,
 	switch (gtk_drop_down_get_selected(self->reference_kind)) {
 	case REFERENCE_ANALYTIC: {
 		double optimum = cl_two_ball_optimum(scene, NULL);
-		g_snprintf(label, size, "analytic optimum (%s)", cl_format_number(optimum).text);
+		g_snprintf(label, size, "analytic optimum (%.4f)", optimum);
 		return optimum;
 	}
 	case REFERENCE_CUSTOM: {
 		double v = gtk_spin_button_get_value(self->reference_value);
-		g_snprintf(label, size, "reference (%s)", cl_format_number(v).text);
+		g_snprintf(label, size, "reference (%.4g)", v);
 		return v;
 	}
 	default:

@@ -146,11 +146,17 @@ gboolean cl_session_export_all(ClWindow *window, ClHeatmapView *heatmap, ClLearn
 			 write_text(&m, "trajectories.csv", trajectories_csv(result),
 						"trajectories: backend,step,time,ball,x,y,vx,vy", error);
 	}
-	if (ok && cl_heatmap_view_has_result(heatmap))
+	if (ok && cl_heatmap_view_has_result(heatmap)) {
+		gboolean stale = cl_heatmap_view_is_stale(heatmap);
 		ok = write_figures(&m, cl_heatmap_view_get_plot(heatmap), "heatmap",
-						   "heatmap small multiples: one panel per backend, one colour scale", error) &&
-			 write_text(&m, "heatmap.csv", cl_heatmap_view_grid_csv(heatmap), "heatmap grid: x,y,backend,quantity,value",
+						   stale ? "heatmap small multiples, computed before the last scene change"
+								 : "heatmap small multiples: one panel per backend, one colour scale",
+						   error) &&
+			 write_text(&m, "heatmap.csv", cl_heatmap_view_grid_csv(heatmap),
+						stale ? "heatmap grid (before the last scene change): x,y,backend,quantity,value"
+							  : "heatmap grid: x,y,backend,quantity,value",
 						error);
+	}
 	if (ok && cl_learning_view_has_result(learning))
 		ok = write_figures(&m, cl_learning_view_get_plot(learning), "learning-curves",
 						   "learning curves of every backend and the learned parameters", error) &&
