@@ -106,11 +106,26 @@ static GSettings *open_settings(void)
 	return settings;
 }
 
+static void apply_theme(GSettings *settings, const char *key, gpointer data)
+{
+	(void)key, (void)data;
+	GtkSettings *gtk = gtk_settings_get_default();
+	if (g_settings_get_boolean(settings, "follow-system-theme"))
+		gtk_settings_reset_property(gtk, "gtk-application-prefer-dark-theme");
+	else
+		g_object_set(gtk, "gtk-application-prefer-dark-theme", g_settings_get_boolean(settings, "dark-theme"), NULL);
+}
+
 static void cl_application_startup(GApplication *app)
 {
 	ClApplication *self = CL_APPLICATION(app);
 	G_APPLICATION_CLASS(cl_application_parent_class)->startup(app);
 	self->settings = open_settings();
+	if (self->settings) {
+		apply_theme(self->settings, NULL, NULL);
+		g_signal_connect(self->settings, "changed::follow-system-theme", G_CALLBACK(apply_theme), NULL);
+		g_signal_connect(self->settings, "changed::dark-theme", G_CALLBACK(apply_theme), NULL);
+	}
 	g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions), app);
 	static const struct {
 		const char *action;

@@ -57,7 +57,11 @@ double cl_view_grid_step(const ClView *view)
 
 double cl_snap(double value, double step)
 {
-	double snapped = step > 0 ? round(value / step) * step : value;
+	if (!(step > 0))
+		return value;
+	/* k / 10 is the double nearest k·0.1; k · 0.1 is not always (0.30000000000000004) */
+	double k = round(value / step), inverse = 1.0 / step;
+	double snapped = fabs(inverse - round(inverse)) < 1e-9 ? k / round(inverse) : k * step;
 	return snapped == 0 ? 0.0 : snapped; /* no −0 in the inspector */
 }
 

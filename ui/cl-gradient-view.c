@@ -359,9 +359,10 @@ static void cl_gradient_view_init(ClGradientView *self)
 	gtk_grid_set_row_spacing(GTK_GRID(self->grid), 0);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_LABEL, "Gradient table", -1);
 	GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_box_append(GTK_BOX(content), self->grid);
+	/* explanations first: a result that is not ok must not hide below the fold */
 	self->notes = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_box_append(GTK_BOX(content), self->notes);
+	gtk_box_append(GTK_BOX(content), self->grid);
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
 	gtk_box_append(GTK_BOX(self->box), scroll);
 	gtk_widget_set_sensitive(self->copy_button, FALSE);
@@ -379,4 +380,11 @@ void cl_gradient_view_set_result(ClGradientView *self, ClComputeResult *result)
 	g_clear_pointer(&self->result, cl_compute_result_unref);
 	self->result = result;
 	rebuild(self);
+}
+
+void cl_gradient_view_set_progress_state(ClGradientView *self, int runs_completed, gboolean computing)
+{
+	char *text = g_strdup_printf("runs completed: %d; computing: %s", runs_completed, computing ? "yes" : "no");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+	g_free(text);
 }

@@ -15,6 +15,9 @@ G_DECLARE_FINAL_TYPE(ClGradientView, cl_gradient_view, CL, GRADIENT_VIEW, GtkWid
 
 GtkWidget *cl_gradient_view_new(void);
 void cl_gradient_view_set_result(ClGradientView *view, ClComputeResult *result);
+/* The table's accessible description: how many runs completed and whether
+ * one is running, so assistive tools (and the GUI tests) can wait for it. */
+void cl_gradient_view_set_progress_state(ClGradientView *view, int runs_completed, gboolean computing);
 /* How a value compares with exact's (also used for the cell colour). */
 typedef enum {
 	CL_AGREEMENT_REFERENCE, /* the exact row itself */

@@ -7,6 +7,8 @@
 #include "cl-learning-view.h"
 #include "cl-view-actions.h"
 #include "cl-inspector.h"
+#include "cl-perturbation-view.h"
+#include "cl-preferences.h"
 #include "cl-scene-canvas.h"
 #include "cl-undo-stack.h"
 #include "scene-file.h"
@@ -38,6 +40,7 @@ struct _ClWindow {
 	GtkButton *cancel_button;
 	GtkStack *results_stack;
 	ClGradientView *gradient_view;
+	ClPerturbationView *perturbation_view;
 	ClHeatmapView *heatmap_view;
 	ClLearningView *learning_view;
 	ClInspector *inspector;
@@ -61,12 +64,14 @@ struct _ClWindow {
 	guint autosave_source;
 	guint message_source;
 
+	int runs_completed;
 	gboolean playing;
 	guint tick_id;
 	gint64 last_frame;
 	double time;
 	gboolean updating_time;
 	gboolean close_after_save;
+	gboolean fit_pending; /* frame the first trajectories of a newly loaded scene */
 	gboolean closing_confirmed;
 };
 
@@ -265,6 +270,7 @@ static void show_result(ClWindow *self)
 {
 	cl_scene_canvas_set_result(self->canvas, self->result, self->result_stale);
 	cl_gradient_view_set_result(self->gradient_view, self->result);
+	cl_perturbation_view_set_result(self->perturbation_view, self->result, self->enabled);
 	/* stale numbers stay readable but visibly out of date until the rerun lands */
 	gtk_widget_set_opacity(GTK_WIDGET(self->gradient_view), self->result_stale ? 0.45 : 1.0);
 }
@@ -289,6 +295,7 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 		g_clear_pointer(&self->result, cl_compute_result_unref);
 		self->result = result;
 		self->result_stale = FALSE;
+		self->runs_completed++;
 		int failed = 0;
 		for (int i = 0; i < result->backend_count; i++)
 			failed += result->backends[i].status.code != CL_STATUS_OK;
@@ -299,6 +306,10 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 		gtk_label_set_text(self->status_label, status);
 		g_free(status);
 		show_result(self);
+		if (self->fit_pending) {
+			self->fit_pending = FALSE;
+			cl_scene_canvas_zoom_fit(self->canvas);
+		}
 		if (!self->playing && self->time == 0 && result->scene->ball_count > 0)
 			set_time(self, self->scene->duration);
 	} else {
@@ -327,7 +338,9 @@ static void start_compute(ClWindow *self)
 		g_array_free(backends, TRUE);
 		return;
 	}
-	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len, NULL, 0);
+	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len,
+								   cl_perturbation_view_get_parameter(self->perturbation_view),
+								   cl_perturbation_view_get_delta(self->perturbation_view));
 	g_array_free(backends, TRUE);
 	self->cancellable = g_cancellable_new();
 	self->job_started = g_get_monotonic_time();
@@ -411,6 +424,7 @@ static void refresh_sidebar(ClWindow *self)
 /* Something edited self->scene in place. */
 static void scene_touched(ClWindow *self)
 {
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	gtk_widget_queue_draw(GTK_WIDGET(self->canvas));
 	sync_time(self);
 	update_title(self);
@@ -439,8 +453,11 @@ static void replace_scene(ClWindow *self, ClScene *scene, gboolean fit)
 	show_result(self);
 	self->time = 0;
 	sync_time(self);
-	if (fit)
+	if (fit) {
 		cl_scene_canvas_zoom_fit(self->canvas);
+		self->fit_pending = TRUE;
+	}
+	cl_perturbation_view_set_scene(self->perturbation_view, scene);
 	refresh_sidebar(self);
 	update_title(self);
 	update_actions(self);
@@ -773,6 +790,18 @@ static void action_close(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_window_close(GTK_WINDOW(data));
 }
 
+static void action_select_object(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	(void)a;
+	ClWindow *self = data;
+	const char *id = g_variant_get_string(p, NULL);
+	int ball = cl_scene_find_ball(self->scene, id), wall = cl_scene_find_wall(self->scene, id);
+	ClPick pick = ball >= 0 ? (ClPick){CL_PICK_BALL, ball}
+				  : wall >= 0 ? (ClPick){CL_PICK_WALL, wall}
+							  : (ClPick){CL_PICK_NONE, -1};
+	cl_scene_canvas_set_selection(self->canvas, pick);
+}
+
 static void change_tool(GSimpleAction *a, GVariant *value, gpointer data)
 {
 	ClWindow *self = data;
@@ -821,6 +850,7 @@ static const GActionEntry win_actions[] = {
 	{.name = "zoom-in", .activate = action_zoom},
 	{.name = "zoom-out", .activate = action_zoom},
 	{.name = "close", .activate = action_close},
+	{.name = "select-object", .activate = action_select_object, .parameter_type = "s"},
 	{.name = "tool", .parameter_type = "s", .state = "'select'", .change_state = change_tool},
 	{.name = "live", .state = "true", .change_state = change_live},
 	{.name = "loop", .state = "false", .change_state = change_loop},
@@ -835,6 +865,7 @@ static void enable(ClWindow *self, const char *name, gboolean enabled)
 
 static void update_actions(ClWindow *self)
 {
+	cl_gradient_view_set_progress_state(self->gradient_view, self->runs_completed, self->job != NULL);
 	enable(self, "undo", cl_undo_stack_can_undo(self->undo));
 	enable(self, "redo", cl_undo_stack_can_redo(self->undo));
 	enable(self, "cancel", self->job != NULL);
@@ -842,9 +873,17 @@ static void update_actions(ClWindow *self)
 
 /* ------------------------------------------------------ canvas signals */
 
+static void perturbation_changed(ClPerturbationView *view, ClWindow *self)
+{
+	if (self->settings)
+		g_settings_set_double(self->settings, "perturbation-delta", cl_perturbation_view_get_delta(view));
+	invalidate(self);
+}
+
 static void canvas_changed(ClSceneCanvas *canvas, ClWindow *self)
 {
 	(void)canvas;
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	refresh_sidebar(self);
 	invalidate(self);
 }
@@ -968,7 +1007,34 @@ void cl_window_offer_recovery(ClWindow *self, const char *path)
 
 void cl_window_show_preferences(ClWindow *self)
 {
-	(void)self;
+	gtk_window_present(GTK_WINDOW(cl_preferences_new(GTK_WINDOW(self), self->settings)));
+}
+
+/* The preferences window writes settings; the window follows them. */
+static void setting_changed(GSettings *settings, const char *key, ClWindow *self)
+{
+	if (g_str_equal(key, "live") || g_str_equal(key, "loop")) {
+		gboolean value = g_settings_get_boolean(settings, key);
+		GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(self), key);
+		if (state && g_variant_get_boolean(state) != value)
+			g_action_group_change_action_state(G_ACTION_GROUP(self), key, g_variant_new_boolean(value));
+		g_clear_pointer(&state, g_variant_unref);
+	} else if (g_str_equal(key, "playback-speed")) {
+		double speed = g_settings_get_double(settings, key);
+		if (fabs(speed - playback_speed(self)) > 1e-12) {
+			guint best = 1;
+			for (guint i = 0; i < G_N_ELEMENTS(playback_speeds); i++)
+				if (fabs(log(playback_speeds[i] / speed)) < fabs(log(playback_speeds[best] / speed)))
+					best = i;
+			gtk_drop_down_set_selected(self->speed_dropdown, best);
+		}
+	} else if (g_str_equal(key, "perturbation-delta")) {
+		double delta = g_settings_get_double(settings, key);
+		if (fabs(delta - cl_perturbation_view_get_delta(self->perturbation_view)) > 1e-15) {
+			cl_perturbation_view_set_delta(self->perturbation_view, delta);
+			invalidate(self);
+		}
+	}
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -1008,6 +1074,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	g_type_ensure(CL_TYPE_SCENE_CANVAS);
 	g_type_ensure(CL_TYPE_GRADIENT_VIEW);
 	g_type_ensure(CL_TYPE_INSPECTOR);
+	g_type_ensure(CL_TYPE_PERTURBATION_VIEW);
 	g_type_ensure(CL_TYPE_BACKEND_LIST);
 	g_type_ensure(CL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(CL_TYPE_LEARNING_VIEW);
@@ -1029,6 +1096,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, cancel_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, results_stack);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, gradient_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, perturbation_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, heatmap_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, learning_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, inspector);
@@ -1046,6 +1114,7 @@ static void cl_window_init(ClWindow *self)
 	g_signal_connect(self->time_adjustment, "value-changed", G_CALLBACK(time_changed), self);
 	g_signal_connect(self->speed_dropdown, "notify::selected", G_CALLBACK(speed_changed), self);
 	g_signal_connect(self->canvas, "scene-changed", G_CALLBACK(canvas_changed), self);
+	g_signal_connect(self->perturbation_view, "changed", G_CALLBACK(perturbation_changed), self);
 	g_signal_connect(self->canvas, "edit-done", G_CALLBACK(canvas_edit_done), self);
 	g_signal_connect(self->canvas, "edit-refused", G_CALLBACK(canvas_refused), self);
 	g_signal_connect(self->canvas, "selection-changed", G_CALLBACK(canvas_selection), self);
@@ -1070,6 +1139,7 @@ static void apply_settings(ClWindow *self)
 		if (fabs(log(playback_speeds[i] / speed)) < fabs(log(playback_speeds[best] / speed)))
 			best = i;
 	gtk_drop_down_set_selected(self->speed_dropdown, best);
+	cl_perturbation_view_set_delta(self->perturbation_view, g_settings_get_double(s, "perturbation-delta"));
 	char **ids = g_settings_get_strv(s, "enabled-backends");
 	if (ids[0]) {
 		for (int b = 0; b < cl_backend_count(); b++)
@@ -1084,6 +1154,8 @@ ClWindow *cl_window_new(ClApplication *app)
 	GSettings *settings = cl_application_get_settings(app);
 	self->settings = settings ? g_object_ref(settings) : NULL;
 	apply_settings(self);
+	if (self->settings)
+		g_signal_connect_object(self->settings, "changed", G_CALLBACK(setting_changed), self, 0);
 	cl_scene_canvas_set_backend_visible(self->canvas, self->enabled);
 	/* open on the paper's Task 3, the scene the workbench is built around */
 	GError *error = NULL;
@@ -1095,6 +1167,7 @@ ClWindow *cl_window_new(ClApplication *app)
 	}
 	self->scene = scene;
 	cl_scene_canvas_set_scene(self->canvas, self->scene);
+	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	cl_inspector_set_window(self->inspector, self);
 	cl_backend_list_set_window(self->backend_list, self);
 	cl_heatmap_view_set_window(self->heatmap_view, self);
