@@ -439,6 +439,26 @@ static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
 		}
 }
 
+ClPlotColor cl_figure_backend_color(int backend)
+{
+	return backend_color(backend);
+}
+
+void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label)
+{
+	add_path(panel, scene, rollout, backend, label);
+}
+
+void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene)
+{
+	add_scene_decor(panel, scene);
+}
+
+void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout)
+{
+	grow_box(box, scene, rollout);
+}
+
 ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curves, int count)
 {
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);

@@ -17,6 +17,15 @@
 /* The colour, dash and width every figure gives a backend (exact: black). */
 void cl_figure_style_series(ClPlotSeries *series, int backend);
 
+/* The colour every figure gives a backend. */
+ClPlotColor cl_figure_backend_color(int backend);
+/* Pieces of the trajectory figures, for other figures (lessons): a run's
+ * paths and final balls in the backend's style; walls, starts and targets;
+ * a bounding box [x0 x1 y0 y1] grown by a run's points. */
+void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label);
+void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene);
+void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout);
+
 /* ---------------------------------------------------------------- heatmap */
 
 /* One panel per backend of the sweep (without exact for quantities measured
