@@ -52,6 +52,11 @@ typedef struct ClLearningCurve {
 	ClStatus status;
 } ClLearningCurve;
 
+/* The walls ball 0 of a rollout comes within reach of (Task 2's modes: ground
+ * then wall, or ground only), in the order it first does, into order (NULL
+ * or wall_count entries). Returns how many. */
+int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order);
+
 /* Runs the scene's optimization with one backend, recording the loss and,
  * when tracked is not NULL, that scalar parameter (one of the optimized ones). */
 void cl_figure_learn(const ClScene *scene, int backend, const ClParam *tracked, ClLearningCurve *curve);

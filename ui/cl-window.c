@@ -3,6 +3,9 @@
 #include "cl-compute-job.h"
 #include "cl-backend-list.h"
 #include "cl-gradient-view.h"
+#include "cl-heatmap-view.h"
+#include "cl-learning-view.h"
+#include "cl-view-actions.h"
 #include "cl-inspector.h"
 #include "cl-perturbation-view.h"
 #include "cl-preferences.h"
@@ -40,6 +43,8 @@ struct _ClWindow {
 	GtkWidget *sidebar_switcher;
 	ClGradientView *gradient_view;
 	ClPerturbationView *perturbation_view;
+	ClHeatmapView *heatmap_view;
+	ClLearningView *learning_view;
 	ClInspector *inspector;
 	ClBackendList *backend_list;
 
@@ -74,6 +79,9 @@ struct _ClWindow {
 };
 
 G_DEFINE_FINAL_TYPE(ClWindow, cl_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum { SIGNAL_SCENE_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static void start_compute(ClWindow *self);
 static void update_actions(ClWindow *self);
@@ -431,6 +439,7 @@ static void scene_touched(ClWindow *self)
 	sync_time(self);
 	update_title(self);
 	invalidate(self);
+	g_signal_emit(self, signals[SIGNAL_SCENE_CHANGED], 0);
 }
 
 void cl_window_scene_edited(ClWindow *self, const ClScene *before, const char *label, const char *merge_key)
@@ -463,6 +472,7 @@ static void replace_scene(ClWindow *self, ClScene *scene, gboolean fit)
 	update_title(self);
 	update_actions(self);
 	cancel_compute(self);
+	g_signal_emit(self, signals[SIGNAL_SCENE_CHANGED], 0);
 	if (is_live(self))
 		start_compute(self);
 	else
@@ -518,6 +528,11 @@ ClScene *cl_window_get_scene(ClWindow *self)
 const gboolean *cl_window_get_enabled(ClWindow *self)
 {
 	return self->enabled;
+}
+
+ClComputeResult *cl_window_get_result(ClWindow *self)
+{
+	return self->result;
 }
 
 static void store_enabled(ClWindow *self)
@@ -1081,6 +1096,11 @@ static void cl_window_class_init(ClWindowClass *klass)
 	g_type_ensure(CL_TYPE_INSPECTOR);
 	g_type_ensure(CL_TYPE_PERTURBATION_VIEW);
 	g_type_ensure(CL_TYPE_BACKEND_LIST);
+	g_type_ensure(CL_TYPE_HEATMAP_VIEW);
+	g_type_ensure(CL_TYPE_LEARNING_VIEW);
+	/* the scene was edited or replaced (views that depend on it listen) */
+	signals[SIGNAL_SCENE_CHANGED] = g_signal_new("scene-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+												 NULL, NULL, NULL, G_TYPE_NONE, 0);
 	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, title_label);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, subtitle_label);
@@ -1099,6 +1119,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, sidebar_switcher);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, gradient_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, perturbation_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, heatmap_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, learning_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, inspector);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, backend_list);
 }
@@ -1184,6 +1206,9 @@ ClWindow *cl_window_new(ClApplication *app)
 	cl_perturbation_view_set_scene(self->perturbation_view, self->scene);
 	cl_inspector_set_window(self->inspector, self);
 	cl_backend_list_set_window(self->backend_list, self);
+	cl_heatmap_view_set_window(self->heatmap_view, self);
+	cl_learning_view_set_window(self->learning_view, self);
+	cl_view_actions_install(self, self->heatmap_view, self->learning_view);
 	update_title(self);
 	sync_time(self);
 	update_actions(self);

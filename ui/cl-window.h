@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cl-application.h"
+#include "cl-compute-job.h"
 #include "contactlab/sim.h"
 
 #include <gtk/gtk.h>
@@ -27,6 +28,8 @@ ClScene *cl_window_get_scene(ClWindow *window);
 void cl_window_scene_edited(ClWindow *window, const ClScene *before, const char *label, const char *merge_key);
 /* Enabled backends (cl_backend_count() entries) and changing them. */
 const gboolean *cl_window_get_enabled(ClWindow *window);
+/* The last computed gradients and trajectories (NULL before the first run). */
+ClComputeResult *cl_window_get_result(ClWindow *window);
 void cl_window_set_enabled(ClWindow *window, int backend, gboolean enabled);
 
 G_END_DECLS
