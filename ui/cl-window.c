@@ -13,6 +13,9 @@
 #include "cl-undo-stack.h"
 #include "scene-file.h"
 
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
 
@@ -661,26 +664,54 @@ void cl_window_choose_file_to_open(ClWindow *self)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
 }
 
+/* Writes what the canvas shows through its one draw function: PNG at twice
+ * the screen resolution, or SVG / PDF (vector, real text) by extension;
+ * into a temporary file renamed over the target, so never a half file. */
+static gboolean export_canvas(ClWindow *self, const char *path, GError **error)
+{
+	int w = MAX(gtk_widget_get_width(GTK_WIDGET(self->canvas)), 200);
+	int h = MAX(gtk_widget_get_height(GTK_WIDGET(self->canvas)), 150);
+	char *tmp = g_strconcat(path, ".part", NULL);
+	gboolean vector = g_str_has_suffix(path, ".svg") || g_str_has_suffix(path, ".pdf");
+	cairo_surface_t *surface = !vector ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 2 * w, 2 * h)
+							   : g_str_has_suffix(path, ".svg") ? cairo_svg_surface_create(tmp, w, h)
+																 : cairo_pdf_surface_create(tmp, w, h);
+	cairo_t *cr = cairo_create(surface);
+	if (!vector)
+		cairo_scale(cr, 2, 2);
+	cl_scene_canvas_render(self->canvas, cr, w, h);
+	cairo_destroy(cr);
+	cairo_status_t status = vector ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png(surface, tmp);
+	cairo_surface_finish(surface);
+	if (status == CAIRO_STATUS_SUCCESS)
+		status = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
+	gboolean ok = status == CAIRO_STATUS_SUCCESS && g_rename(tmp, path) == 0;
+	if (!ok) {
+		g_unlink(tmp);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
+					status != CAIRO_STATUS_SUCCESS ? cairo_status_to_string(status) : g_strerror(errno));
+	}
+	g_free(tmp);
+	return ok;
+}
+
+static void export_to(ClWindow *self, const char *path)
+{
+	GError *error = NULL;
+	if (!export_canvas(self, path, &error)) {
+		error_dialog(self, "Could not export the canvas", error->message);
+		g_error_free(error);
+	}
+}
+
 static void export_chosen(GtkNativeDialog *dialog, int response, ClWindow *self)
 {
 	if (response == GTK_RESPONSE_ACCEPT) {
 		GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
 		char *path = g_file_get_path(file);
-		int w = MAX(gtk_widget_get_width(GTK_WIDGET(self->canvas)), 200);
-		int h = MAX(gtk_widget_get_height(GTK_WIDGET(self->canvas)), 150);
-		/* twice the screen resolution, through the same draw function */
-		cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 2 * w, 2 * h);
-		cairo_t *cr = cairo_create(surface);
-		cairo_scale(cr, 2, 2);
-		cl_scene_canvas_render(self->canvas, cr, w, h);
-		cairo_destroy(cr);
-		char *tmp = g_strconcat(path, ".part", NULL);
-		if (cairo_surface_write_to_png(surface, tmp) != CAIRO_STATUS_SUCCESS || g_rename(tmp, path) != 0) {
-			g_unlink(tmp);
-			error_dialog(self, "Could not export the canvas", path);
-		}
-		g_free(tmp);
-		cairo_surface_destroy(surface);
+		if (path)
+			export_to(self, path);
 		g_free(path);
 		g_object_unref(file);
 	}
@@ -783,6 +814,12 @@ static void action_export_png(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
 }
 
+static void action_export_canvas(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	(void)a;
+	export_to(data, g_variant_get_string(p, NULL));
+}
+
 static void action_zoom(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	(void)p;
@@ -856,6 +893,7 @@ static const GActionEntry win_actions[] = {
 	{.name = "save", .activate = action_save},
 	{.name = "save-as", .activate = action_save_as, .parameter_type = "s"},
 	{.name = "export-png", .activate = action_export_png},
+	{.name = "export-canvas", .activate = action_export_canvas, .parameter_type = "s"},
 	{.name = "zoom-fit", .activate = action_zoom},
 	{.name = "zoom-in", .activate = action_zoom},
 	{.name = "zoom-out", .activate = action_zoom},
