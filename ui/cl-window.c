@@ -1,5 +1,7 @@
 #include "cl-window.h"
 
+#include "plot.h"
+
 #include "cl-compute-job.h"
 #include "cl-backend-list.h"
 #include "cl-gradient-view.h"
@@ -667,33 +669,19 @@ void cl_window_choose_file_to_open(ClWindow *self)
 /* Writes what the canvas shows through its one draw function: PNG at twice
  * the screen resolution, or SVG / PDF (vector, real text) by extension;
  * into a temporary file renamed over the target, so never a half file. */
+static gboolean draw_canvas(cairo_t *cr, double width, double height, gpointer canvas, GError **error)
+{
+	(void)error;
+	cl_scene_canvas_render(canvas, cr, width, height);
+	return TRUE;
+}
+
+/* The canvas at its on-screen size; PNG at twice the resolution. */
 static gboolean export_canvas(ClWindow *self, const char *path, GError **error)
 {
 	int w = MAX(gtk_widget_get_width(GTK_WIDGET(self->canvas)), 200);
 	int h = MAX(gtk_widget_get_height(GTK_WIDGET(self->canvas)), 150);
-	char *tmp = g_strconcat(path, ".part", NULL);
-	gboolean vector = g_str_has_suffix(path, ".svg") || g_str_has_suffix(path, ".pdf");
-	cairo_surface_t *surface = !vector ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 2 * w, 2 * h)
-							   : g_str_has_suffix(path, ".svg") ? cairo_svg_surface_create(tmp, w, h)
-																 : cairo_pdf_surface_create(tmp, w, h);
-	cairo_t *cr = cairo_create(surface);
-	if (!vector)
-		cairo_scale(cr, 2, 2);
-	cl_scene_canvas_render(self->canvas, cr, w, h);
-	cairo_destroy(cr);
-	cairo_status_t status = vector ? CAIRO_STATUS_SUCCESS : cairo_surface_write_to_png(surface, tmp);
-	cairo_surface_finish(surface);
-	if (status == CAIRO_STATUS_SUCCESS)
-		status = cairo_surface_status(surface);
-	cairo_surface_destroy(surface);
-	gboolean ok = status == CAIRO_STATUS_SUCCESS && g_rename(tmp, path) == 0;
-	if (!ok) {
-		g_unlink(tmp);
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
-					status != CAIRO_STATUS_SUCCESS ? cairo_status_to_string(status) : g_strerror(errno));
-	}
-	g_free(tmp);
-	return ok;
+	return cl_plot_export_document(path, CL_PLOT_FORMAT_AUTO, w, h, 144, draw_canvas, self->canvas, error);
 }
 
 static void export_to(ClWindow *self, const char *path)
