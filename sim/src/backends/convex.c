@@ -11,7 +11,7 @@
  * (Lawson–Hanson) solve for contacts that share a ball and interact.
  */
 #include "../core.h"
-#include "contact_dual.h"
+#include "predicted_contact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,9 +100,9 @@ static void convex_destroy(void *workspace)
  * argument on ties, and the integer 0 (no derivative) when τ − dt > 0. */
 static ClDual toi_shift(const ClArith *m, const ConvexRule *rule, ClDual gap, ClDual normal_speed)
 {
-	ClDual denominator = normal_speed.v < rule->clamp ? normal_speed : cl_dual_const(rule->clamp);
-	ClDual shift = cl_dual_sub(m, cl_dual_div(m, gap, denominator), cl_dual_const(rule->dt));
-	return shift.v <= 0.0 ? shift : cl_dual_const(0.0);
+	ClDual denominator = cl_dual_min_first(cl_dual_const(m, rule->clamp), normal_speed);
+	ClDual shift = cl_dual_sub(m, cl_dual_div_expanded(m, gap, denominator), cl_dual_const(m, rule->dt));
+	return cl_dual_min_first(shift, cl_dual_const(m, 0.0));
 }
 
 /* Ball a against a plane: predicted gap n·(x + v·dt − point) < r and
@@ -115,8 +115,8 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
 	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
 	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
-	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(cl_arith_round(m, wall->point.x)));
-	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(cl_arith_round(m, wall->point.y)));
+	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(m, cl_arith_round(m, wall->point.x)));
+	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(m, cl_arith_round(m, wall->point.y)));
 	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
 	if (!(distance.v < radius))
 		return false;
@@ -132,7 +132,7 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx * b[2].v + ny * b[3].v;
 	c->w_double[1] = -ny * b[2].v + nx * b[3].v;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(radius)), normal_speed);
+		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed);
 	return true;
 }
 
@@ -148,10 +148,10 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
 	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
 							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
-	ClDual distance = cl_dual_sqrt(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
+	ClDual distance = cl_dual_sqrt_unrounded_slope(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
 	if (!(distance.v < reach))
 		return false;
-	ClDual nx = cl_dual_div(m, dx, distance), ny = cl_dual_div(m, dy, distance);
+	ClDual nx = cl_dual_div_expanded(m, dx, distance), ny = cl_dual_div_expanded(m, dy, distance);
 	ClDual wx = cl_dual_sub(m, a[2], b[2]), wy = cl_dual_sub(m, a[3], b[3]);
 	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, wx), cl_dual_mul(m, ny, wy));
 	if (!(normal_speed.v < 0.0))
@@ -166,7 +166,7 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx.v * vx + ny.v * vy;
 	c->w_double[1] = -ny.v * vx + nx.v * vy;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(reach)), normal_speed);
+		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed);
 	return true;
 }
 
@@ -598,7 +598,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
 	ConvexRule rule = {
 		.value = {f32, 0},
-		.tangent = {f32, CL_DUAL_SLOTS},
+		.tangent = {f32, CL_CONTACT_SLOTS},
 		.toi = toi,
 		.dt = cl_round(f32, ctx->dt),
 		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,

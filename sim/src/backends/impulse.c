@@ -2,10 +2,10 @@
  * (backends-paper.md §1): each step first collides the start-of-step state
  * (a velocity impulse per contact, plus a TOI position correction), then
  * advances with symplectic Euler. Forward pass in the peer's float32 order;
- * the recorded Jacobian is the peer's autodiff gradient (contact_dual.h).
+ * the recorded Jacobian is the peer's autodiff gradient (dual.h).
  */
 #include "../core.h"
-#include "contact_dual.h"
+#include "predicted_contact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +49,9 @@ static void impulse_destroy(void *workspace)
  * their first argument on ties (and pass it the derivative). */
 static void toi_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap, ClDual normal_speed, ClDual out[4])
 {
-	ClDual denominator = normal_speed.v < rule->clamp ? normal_speed : cl_dual_const(rule->clamp);
-	ClDual tau = cl_dual_div(m, gap, denominator);
-	ClDual shift = cl_dual_sub(m, tau, cl_dual_const(rule->dt));
-	if (!(shift.v <= 0.0))
-		shift = cl_dual_const(0.0);
+	ClDual denominator = cl_dual_min_first(cl_dual_const(m, rule->clamp), normal_speed);
+	ClDual tau = cl_dual_div_expanded(m, gap, denominator);
+	ClDual shift = cl_dual_min_first(cl_dual_sub(m, tau, cl_dual_const(m, rule->dt)), cl_dual_const(m, 0.0));
 	out[0] = cl_dual_mul(m, shift, out[2]);
 	out[1] = cl_dual_mul(m, shift, out[3]);
 }
@@ -69,8 +67,8 @@ static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double
 	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
 	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
 	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
-	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(cl_arith_round(m, wall->point.x)));
-	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(cl_arith_round(m, wall->point.y)));
+	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(m, cl_arith_round(m, wall->point.x)));
+	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(m, cl_arith_round(m, wall->point.y)));
 	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
 	if (!(distance.v < radius))
 		return false;
@@ -81,9 +79,9 @@ static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double
 	out[2] = cl_dual_scale(m, nx, impulse);
 	out[3] = cl_dual_scale(m, ny, impulse);
 	if (rule->toi)
-		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(radius)), normal_speed, out);
+		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed, out);
 	else
-		out[0] = out[1] = cl_dual_const(0.0);
+		out[0] = out[1] = cl_dual_const(m, 0.0);
 	return true;
 }
 
@@ -99,10 +97,10 @@ static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double
 							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
 	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
 							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
-	ClDual distance = cl_dual_sqrt(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
+	ClDual distance = cl_dual_sqrt_unrounded_slope(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
 	if (!(distance.v < reach))
 		return false;
-	ClDual inverse = cl_dual_div(m, cl_dual_const(1.0), distance);
+	ClDual inverse = cl_dual_div_expanded(m, cl_dual_const(m, 1.0), distance);
 	ClDual nx = cl_dual_mul(m, dx, inverse), ny = cl_dual_mul(m, dy, inverse);
 	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, cl_dual_sub(m, a[2], b[2])),
 									  cl_dual_mul(m, ny, cl_dual_sub(m, a[3], b[3])));
@@ -112,9 +110,9 @@ static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double
 	out[2] = cl_dual_mul(m, impulse, nx);
 	out[3] = cl_dual_mul(m, impulse, ny);
 	if (rule->toi)
-		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(reach)), normal_speed, out);
+		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed, out);
 	else
-		out[0] = out[1] = cl_dual_const(0.0);
+		out[0] = out[1] = cl_dual_const(m, 0.0);
 	return true;
 }
 
@@ -145,7 +143,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
 	ImpulseRule rule = {
 		.value = {f32, 0},
-		.tangent = {f32, CL_DUAL_SLOTS},
+		.tangent = {f32, CL_CONTACT_SLOTS},
 		.toi = toi,
 		.dt = cl_round(f32, ctx->dt),
 		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,
