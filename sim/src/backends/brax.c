@@ -52,42 +52,34 @@ typedef struct BraxWorkspace {
 	double a01, a11, b0, b1;
 } BraxWorkspace;
 
-static void *xcalloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void *create(const ClScene *scene, bool pbd)
 {
-	BraxWorkspace *w = xcalloc(1, sizeof *w);
+	BraxWorkspace *w = cl_calloc(1, sizeof *w);
 	BraxModel *m = &w->model;
 	int nb = scene->ball_count, nw = scene->wall_count;
 	m->pbd = pbd;
 	m->ball_count = nb;
 	m->wall_count = nw;
-	m->balls = xcalloc((size_t)nb, sizeof *m->balls);
-	m->walls = xcalloc((size_t)nw, sizeof *m->walls);
-	m->p = xcalloc(2 * (size_t)nb, sizeof *m->p);
-	m->v = xcalloc(2 * (size_t)nb, sizeof *m->v);
-	m->spin = xcalloc((size_t)nb, sizeof *m->spin);
-	m->rotation = xcalloc((size_t)nb, sizeof *m->rotation);
-	m->p_prev = xcalloc(2 * (size_t)nb, sizeof *m->p_prev);
-	m->rotation_prev = xcalloc((size_t)nb, sizeof *m->rotation_prev);
-	m->in_p = xcalloc((size_t)nb, sizeof *m->in_p);
-	m->in_v = xcalloc((size_t)nb, sizeof *m->in_v);
-	m->in_p_prev = xcalloc((size_t)nb, sizeof *m->in_p_prev);
-	m->out_p = xcalloc((size_t)nb, sizeof *m->out_p);
-	m->out_v = xcalloc((size_t)nb, sizeof *m->out_v);
-	m->out_spin = xcalloc((size_t)nb, sizeof *m->out_spin);
-	m->out_rotation = xcalloc((size_t)nb, sizeof *m->out_rotation);
-	m->sums = xcalloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
-	m->touched = xcalloc((size_t)nb, sizeof *m->touched);
-	m->touched_balls = xcalloc((size_t)nb, sizeof *m->touched_balls);
+	m->balls = cl_calloc((size_t)nb, sizeof *m->balls);
+	m->walls = cl_calloc((size_t)nw, sizeof *m->walls);
+	m->p = cl_calloc(2 * (size_t)nb, sizeof *m->p);
+	m->v = cl_calloc(2 * (size_t)nb, sizeof *m->v);
+	m->spin = cl_calloc((size_t)nb, sizeof *m->spin);
+	m->rotation = cl_calloc((size_t)nb, sizeof *m->rotation);
+	m->p_prev = cl_calloc(2 * (size_t)nb, sizeof *m->p_prev);
+	m->rotation_prev = cl_calloc((size_t)nb, sizeof *m->rotation_prev);
+	m->in_p = cl_calloc((size_t)nb, sizeof *m->in_p);
+	m->in_v = cl_calloc((size_t)nb, sizeof *m->in_v);
+	m->in_p_prev = cl_calloc((size_t)nb, sizeof *m->in_p_prev);
+	m->out_p = cl_calloc((size_t)nb, sizeof *m->out_p);
+	m->out_v = cl_calloc((size_t)nb, sizeof *m->out_v);
+	m->out_spin = cl_calloc((size_t)nb, sizeof *m->out_spin);
+	m->out_rotation = cl_calloc((size_t)nb, sizeof *m->out_rotation);
+	m->sums = cl_calloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
+	m->touched = cl_calloc((size_t)nb, sizeof *m->touched);
+	m->touched_balls = cl_calloc((size_t)nb, sizeof *m->touched_balls);
 	m->pair_capacity = nb * nw + nb * (nb - 1) / 2;
-	m->pairs = xcalloc((size_t)m->pair_capacity, sizeof *m->pairs);
+	m->pairs = cl_calloc((size_t)m->pair_capacity, sizeof *m->pairs);
 	return w;
 }
 
@@ -417,7 +409,7 @@ static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 	if (size * size > m->jacobian_capacity) {
 		free(m->jacobian);
 		m->jacobian_capacity = size * size;
-		m->jacobian = xcalloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
+		m->jacobian = cl_calloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
 	}
 	for (int first = 0; first < size; first += CL_DUAL_SLOTS) {
 		int live = size - first < CL_DUAL_SLOTS ? size - first : CL_DUAL_SLOTS;

@@ -58,20 +58,6 @@ typedef struct ConvexRule {
 	double mu;
 } ConvexRule;
 
-static void *grow(void *data, int *capacity, int needed, size_t item)
-{
-	if (needed <= *capacity)
-		return data;
-	int capacity_new = *capacity ? *capacity : 16;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	void *data_new = realloc(data, (size_t)capacity_new * item);
-	if (!data_new)
-		abort();
-	*capacity = capacity_new;
-	return data_new;
-}
-
 static void *convex_create(const ClScene *scene, const double *params)
 {
 	(void)params;
@@ -290,7 +276,7 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 {
 	int per = rule->mu > 0.0 ? 2 : 1, n = per * count;
 	/* scratch: H, H_PP, its factor (n² each); c, λ, gradient, passive, rhs (n each) */
-	ws->solver = grow(ws->solver, &ws->solver_capacity, 3 * n * n + 5 * n, sizeof(double));
+	ws->solver = cl_grow(ws->solver, &ws->solver_capacity, 3 * n * n + 5 * n, sizeof(double));
 	double *H = ws->solver, *A = H + n * n, *L = A + n * n, *c = L + n * n, *lambda = c + n;
 	double *gradient = lambda + n, *passive = gradient + n, *rhs = passive + n;
 	int *index = ws->members + count; /* passive generators, compacted (the caller sized it) */
@@ -384,7 +370,7 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 			A[r * p + q] = H[index[r] * n + index[q]];
 	if (p > 0 && !cholesky(A, p, L))
 		return false;
-	ws->couplings = grow(ws->couplings, &ws->coupling_capacity, *coupling_count + count * count,
+	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + count * count,
 						 sizeof *ws->couplings);
 	for (int k = 0; k < count; k++) {
 		ConvexContact *ck = &ws->contacts[members[k]];
@@ -431,7 +417,7 @@ static void solve_single(ConvexWorkspace *ws, const ConvexRule *rule, int k, int
 	cone_projection(rule->mu, p, f, Q);
 	c->f[0] = cl_arith_round(&rule->value, f[0]);
 	c->f[1] = cl_arith_round(&rule->value, f[1]);
-	ws->couplings = grow(ws->couplings, &ws->coupling_capacity, *coupling_count + 1, sizeof *ws->couplings);
+	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + 1, sizeof *ws->couplings);
 	ConvexCoupling *coupling = &ws->couplings[*coupling_count];
 	coupling->contact = k;
 	for (int i = 0; i < 4; i++)
@@ -494,7 +480,7 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 
 static ConvexContact *next_contact(ConvexWorkspace *ws, int count)
 {
-	ws->contacts = grow(ws->contacts, &ws->contact_capacity, count + 1, sizeof *ws->contacts);
+	ws->contacts = cl_grow(ws->contacts, &ws->contact_capacity, count + 1, sizeof *ws->contacts);
 	ConvexContact *c = &ws->contacts[count];
 	memset(c, 0, sizeof *c);
 	c->component = count;
@@ -569,7 +555,7 @@ static bool solve_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			if (share_ball(&contacts[k], &contacts[l]) &&
 				contacts_coupled(ctx->scene, rule->mu, &contacts[k], &contacts[l]))
 				contacts[find_root(contacts, l)].component = find_root(contacts, k);
-	ws->members = grow(ws->members, &ws->member_capacity, 3 * count, sizeof *ws->members);
+	ws->members = cl_grow(ws->members, &ws->member_capacity, 3 * count, sizeof *ws->members);
 	int couplings = 0;
 	for (int root = 0; root < count; root++) {
 		if (find_root(contacts, root) != root)
