@@ -82,33 +82,16 @@ static void convex_destroy(void *workspace)
 
 /* ------------------------------------------------------------ detection */
 
-/* min(τ − dt, 0) with τ = gap / min(−10⁻³, s), both Python min(): the first
- * argument on ties, and the integer 0 (no derivative) when τ − dt > 0. */
-static ClDual toi_shift(const ClArith *m, const ConvexRule *rule, ClDual gap, ClDual normal_speed)
-{
-	ClDual denominator = cl_dual_min_first(cl_dual_const(m, rule->clamp), normal_speed);
-	ClDual shift = cl_dual_sub(m, cl_dual_div_expanded(m, gap, denominator), cl_dual_const(m, rule->dt));
-	return cl_dual_min_first(shift, cl_dual_const(m, 0.0));
-}
-
 /* Ball a against a plane: predicted gap n·(x + v·dt − point) < r and
  * approaching (s = n·v < 0). Sets the contact's normal, w and shift. */
 static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double *state, double radius,
 						 const ClWall *wall, ConvexContact *c)
 {
-	ClDual b[4];
-	cl_dual_ball(m, state, 0, b);
-	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
-	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
-	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
-	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(m, cl_arith_round(m, wall->point.x)));
-	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(m, cl_arith_round(m, wall->point.y)));
-	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
-	if (!(distance.v < radius))
+	ClDual b[4], distance, normal_speed;
+	double n[2];
+	if (!cl_predicted_wall_contact(m, rule->dt, state, radius, wall, b, n, &distance, &normal_speed))
 		return false;
-	ClDual normal_speed = cl_dual_add(m, cl_dual_scale(m, nx, b[2]), cl_dual_scale(m, ny, b[3]));
-	if (!(normal_speed.v < 0.0))
-		return false;
+	double nx = n[0], ny = n[1];
 	c->n[0] = nx;
 	c->n[1] = ny;
 	c->t[0] = -ny;
@@ -118,7 +101,8 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx * b[2].v + ny * b[3].v;
 	c->w_double[1] = -ny * b[2].v + nx * b[3].v;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, radius)),
+								normal_speed);
 	return true;
 }
 
@@ -127,17 +111,10 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double *state_a, const double *state_b,
 						 double reach, ConvexContact *c)
 {
-	ClDual a[4], b[4];
-	cl_dual_ball(m, state_a, 0, a);
-	cl_dual_ball(m, state_b, 4, b);
-	ClDual dx = cl_dual_sub(m, cl_dual_add(m, a[0], cl_dual_scale(m, rule->dt, a[2])),
-							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
-	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
-							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
-	ClDual distance = cl_dual_sqrt_unrounded_slope(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
-	if (!(distance.v < reach))
+	ClDual a[4], b[4], delta[2], distance;
+	if (!cl_predicted_pair_contact(m, rule->dt, state_a, state_b, reach, a, b, delta, &distance))
 		return false;
-	ClDual nx = cl_dual_div_expanded(m, dx, distance), ny = cl_dual_div_expanded(m, dy, distance);
+	ClDual nx = cl_dual_div_expanded(m, delta[0], distance), ny = cl_dual_div_expanded(m, delta[1], distance);
 	ClDual wx = cl_dual_sub(m, a[2], b[2]), wy = cl_dual_sub(m, a[3], b[3]);
 	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, wx), cl_dual_mul(m, ny, wy));
 	if (!(normal_speed.v < 0.0))
@@ -152,7 +129,8 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx.v * vx + ny.v * vy;
 	c->w_double[1] = -ny.v * vx + nx.v * vy;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, reach)),
+								normal_speed);
 	return true;
 }
 
