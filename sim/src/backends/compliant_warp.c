@@ -19,8 +19,7 @@ typedef struct CompliantWork {
 	/* Task 2's kernel tests err < 0, Tasks 1 and 3's (springs only) err ≤ 0 */
 	bool strict;
 	double dt, stiffness, damping, friction, slip_threshold, gravity[2];
-	double *radius, *inverse_mass; /* per ball, in working precision */
-	double *normal, *offset;       /* per wall: n (2) and −n·p */
+	WarpBodies bodies;
 	unsigned char *touching;       /* balls × (walls + balls): in contact last step */
 	int *partner;                  /* per ball: the balls it touches this step */
 	double *partner_force;         /* per partner: d f / d (x_j, v_j), 2×4 */
@@ -33,18 +32,14 @@ static void *compliant_create(const ClScene *scene, const double *params)
 	if (!W)
 		abort();
 	int nb = scene->ball_count, nw = scene->wall_count;
-	size_t nb1 = (size_t)nb + 1, nw1 = (size_t)nw + 1;
+	size_t nb1 = (size_t)nb + 1;
 	W->balls = nb;
 	W->walls = nw;
-	W->radius = calloc(nb1, sizeof(double));
-	W->inverse_mass = calloc(nb1, sizeof(double));
-	W->normal = calloc(2 * nw1, sizeof(double));
-	W->offset = calloc(nw1, sizeof(double));
+	warp_bodies_create(&W->bodies, scene);
 	W->touching = calloc(nb1 * ((size_t)nw + nb1), 1);
 	W->partner = calloc(nb1, sizeof(int));
 	W->partner_force = calloc(8 * nb1, sizeof(double));
-	if (!W->radius || !W->inverse_mass || !W->normal || !W->offset || !W->touching || !W->partner ||
-		!W->partner_force)
+	if (!W->touching || !W->partner || !W->partner_force)
 		abort();
 	return W;
 }
@@ -54,10 +49,7 @@ static void compliant_destroy(void *workspace)
 	CompliantWork *W = workspace;
 	if (!W)
 		return;
-	free(W->radius);
-	free(W->inverse_mass);
-	free(W->normal);
-	free(W->offset);
+	warp_bodies_destroy(&W->bodies);
 	free(W->touching);
 	free(W->partner);
 	free(W->partner_force);
@@ -79,16 +71,7 @@ static void compliant_prepare(CompliantWork *W, const ClStepContext *ctx)
 	W->gravity[0] = cl_round(f32, scene->gravity.x);
 	W->gravity[1] = cl_round(f32, scene->gravity.y);
 	W->strict = W->damping > 0.0 || W->friction > 0.0;
-	for (int i = 0; i < W->balls; i++) {
-		W->radius[i] = cl_round(f32, scene->balls[i].radius);
-		W->inverse_mass[i] = cl_round(f32, 1.0 / scene->balls[i].mass);
-	}
-	for (int k = 0; k < W->walls; k++) {
-		const ClWall *wall = &scene->walls[k];
-		W->normal[2 * k] = cl_round(f32, wall->normal.x);
-		W->normal[2 * k + 1] = cl_round(f32, wall->normal.y);
-		W->offset[k] = cl_round(f32, -(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
-	}
+	warp_bodies_prepare(&W->bodies, scene, f32);
 	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
 }
 
@@ -184,21 +167,22 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		double x[2] = {cl_round(f32, si[0]), cl_round(f32, si[1])};
 		double v[2] = {cl_round(f32, si[2]), cl_round(f32, si[3])};
 		double f[2] = {cl_round(f32, u[2 * i]), cl_round(f32, u[2 * i + 1])};
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		double own[8] = {0}; /* d f / d (x_i, v_i), 2×4 */
 		int partners = 0;
 
 		ClArith plane = {f32, tape ? SEEDS_PLANE : 0};
 		for (int k = 0; k < W->walls; k++) {
-			bool active = in_contact(W, warp_plane_gap(f32, W->offset[k], W->normal + 2 * k, x[0], x[1], W->radius[i]));
+			bool active = in_contact(
+				W, warp_plane_gap(f32, W->bodies.offset[k], W->bodies.normal + 2 * k, x[0], x[1], W->bodies.radius[i]));
 			note_contact(ctx, W, i, k, active);
 			if (!active)
 				continue;
 			ClDual2 xi = cl_dual2_input(&plane, x[0], x[1], SEED_X), vi = cl_dual2_input(&plane, v[0], v[1], SEED_V);
-			ClDual2 n = cl_dual2_const(&plane, W->normal[2 * k], W->normal[2 * k + 1]);
+			ClDual2 n = cl_dual2_const(&plane, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
 			ClDual err = cl_dual_sub(
-				&plane, cl_dual_add(&plane, cl_dual_const(&plane, W->offset[k]), cl_dual2_dot(&plane, xi, n)),
-				cl_dual_const(&plane, W->radius[i]));
+				&plane, cl_dual_add(&plane, cl_dual_const(&plane, W->bodies.offset[k]), cl_dual2_dot(&plane, xi, n)),
+				cl_dual_const(&plane, W->bodies.radius[i]));
 			check_stable(ctx, W, w, i, -1 - k);
 			ClDual2 friction, normal;
 			bool slips;
@@ -211,7 +195,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			if (j == i)
 				continue;
 			const double *sj = s + 4 * j;
-			double radii = cl_round(f32, W->radius[i] + W->radius[j]);
+			double radii = cl_round(f32, W->bodies.radius[i] + W->bodies.radius[j]);
 			double xj[2] = {cl_round(f32, sj[0]), cl_round(f32, sj[1])};
 			bool active = in_contact(W, warp_pair_gap(f32, x[0], x[1], xj[0], xj[1], radii));
 			note_contact(ctx, W, i, W->walls + j, active);
@@ -222,7 +206,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			ClDual2 delta = cl_dual2_sub(&pair, xs, xo);
 			ClDual d = cl_dual2_length(&pair, delta);
 			ClDual err = cl_dual_sub(&pair, d, cl_dual_const(&pair, radii));
-			check_stable(ctx, W, w + W->inverse_mass[j], i, j);
+			check_stable(ctx, W, w + W->bodies.inverse_mass[j], i, j);
 			ClDual2 vo = cl_dual2_input(&pair, cl_round(f32, sj[2]), cl_round(f32, sj[3]), SEED_OTHER + 2);
 			ClDual2 n = cl_dual2_div(&pair, delta, d);
 			ClDual2 friction, normal;

@@ -28,8 +28,7 @@ typedef struct PbdWork {
 	bool swapped;
 	bool tangent_bug;
 	double dt, elasticity, one_plus_e, friction, eps, gravity[2];
-	double *radius, *inverse_mass; /* per ball */
-	double *normal, *offset;       /* per wall: n (2), −n·p */
+	WarpBodies bodies;
 	/* per step, 2 per ball: x, q, ṽ, Δ, x_new, v̄, Δv */
 	double *value[QTY_COUNT];
 	double *x_new;
@@ -53,11 +52,8 @@ static void *pbd_create(const ClScene *scene, const double *params)
 	W->balls = scene->ball_count;
 	W->walls = scene->wall_count;
 	W->width = 6 * W->balls;
-	W->radius = calloc(nb, sizeof(double));
-	W->inverse_mass = calloc(nb, sizeof(double));
-	W->normal = calloc(2 * nw, sizeof(double));
-	W->offset = calloc(nw, sizeof(double));
-	bool ok = W->radius && W->inverse_mass && W->normal && W->offset;
+	warp_bodies_create(&W->bodies, scene);
+	bool ok = true;
 	for (int k = 0; k < QTY_COUNT; k++)
 		ok = ok && (W->value[k] = calloc(2 * nb, sizeof(double)));
 	W->x_new = calloc(2 * nb, sizeof(double));
@@ -76,10 +72,7 @@ static void pbd_destroy(void *workspace)
 	PbdWork *W = workspace;
 	if (!W)
 		return;
-	free(W->radius);
-	free(W->inverse_mass);
-	free(W->normal);
-	free(W->offset);
+	warp_bodies_destroy(&W->bodies);
 	for (int k = 0; k < QTY_COUNT; k++)
 		free(W->value[k]);
 	free(W->x_new);
@@ -107,16 +100,7 @@ static void pbd_prepare(PbdWork *W, const ClStepContext *ctx)
 	W->eps = cl_round(f32, 1e-6);
 	W->gravity[0] = cl_round(f32, scene->gravity.x);
 	W->gravity[1] = cl_round(f32, scene->gravity.y);
-	for (int i = 0; i < W->balls; i++) {
-		W->radius[i] = cl_round(f32, scene->balls[i].radius);
-		W->inverse_mass[i] = cl_round(f32, 1.0 / scene->balls[i].mass);
-	}
-	for (int k = 0; k < W->walls; k++) {
-		const ClWall *wall = &scene->walls[k];
-		W->normal[2 * k] = cl_round(f32, wall->normal.x);
-		W->normal[2 * k + 1] = cl_round(f32, wall->normal.y);
-		W->offset[k] = cl_round(f32, -(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
-	}
+	warp_bodies_prepare(&W->bodies, scene, f32);
 	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
 }
 
@@ -170,9 +154,9 @@ static void add_value(const PbdWork *W, int qty, int ball, const ClDual2 *term, 
 
 static ClDual plane_gap(const ClArith *A, const PbdWork *W, int wall, int ball, ClDual2 q, ClDual2 *n)
 {
-	*n = cl_dual2_const(A, W->normal[2 * wall], W->normal[2 * wall + 1]);
-	return cl_dual_sub(A, cl_dual_add(A, cl_dual_const(A, W->offset[wall]), cl_dual2_dot(A, q, *n)),
-					   cl_dual_const(A, W->radius[ball]));
+	*n = cl_dual2_const(A, W->bodies.normal[2 * wall], W->bodies.normal[2 * wall + 1]);
+	return cl_dual_sub(A, cl_dual_add(A, cl_dual_const(A, W->bodies.offset[wall]), cl_dual2_dot(A, q, *n)),
+					   cl_dual_const(A, W->bodies.radius[ball]));
 }
 
 static ClDual pair_gap(const ClArith *A, const PbdWork *W, int i, int j, ClDual2 qi, ClDual2 qj, ClDual2 *n)
@@ -180,7 +164,7 @@ static ClDual pair_gap(const ClArith *A, const PbdWork *W, int i, int j, ClDual2
 	ClDual2 xij = cl_dual2_sub(A, qi, qj);
 	ClDual l = cl_dual2_length(A, xij);
 	*n = cl_dual2_mul(A, xij, cl_dual_div(A, cl_dual_const(A, 1.0), l));
-	return cl_dual_sub(A, l, cl_dual_const(A, cl_arith_round(A, W->radius[i] + W->radius[j])));
+	return cl_dual_sub(A, l, cl_dual_const(A, cl_arith_round(A, W->bodies.radius[i] + W->bodies.radius[j])));
 }
 
 /* Static friction of the projection (Task 2): the tangential part t of the
@@ -218,7 +202,7 @@ static void project_pair(PbdWork *W, bool tape, int i, int j)
 	ClDual2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
 	ClDual2 n;
 	ClDual c = pair_gap(&A, W, i, j, qi, qj, &n);
-	ClDual wi = cl_dual_const(&A, W->inverse_mass[i]), wj = cl_dual_const(&A, W->inverse_mass[j]);
+	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
 	ClDual denominator = cl_dual_add(&A, wi, wj);
 	ClDual2 xd = cl_dual2_mul(&A, n, cl_dual_div(&A, c, denominator));
 	ClDual2 di = cl_dual2_mul(&A, xd, wi), dj = cl_dual2_mul(&A, xd, wj);
@@ -281,7 +265,7 @@ static void bounce_plane(PbdWork *W, bool tape, int i, int k, ClDual2 *shared)
 	int rel_qty = W->swapped ? QTY_VPRED : QTY_VBAR, old_qty = W->swapped ? QTY_VBAR : QTY_VPRED;
 	Seeds seeds = {2, {i, i}, {rel_qty, old_qty}};
 	ClDual2 rel = load(&A, W, rel_qty, i, 0), old = load(&A, W, old_qty, i, 2);
-	ClDual2 n = cl_dual2_const(&A, W->normal[2 * k], W->normal[2 * k + 1]);
+	ClDual2 n = cl_dual2_const(&A, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
 	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
 	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
 	ClDual2 change = cl_dual2_mul(&A, n, dv_rest);
@@ -312,7 +296,7 @@ static void bounce_pair(PbdWork *W, bool tape, int i, int j)
 	pair_gap(&A, W, i, j, qi, qj, &n);
 	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
 	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
-	ClDual wi = cl_dual_const(&A, W->inverse_mass[i]), wj = cl_dual_const(&A, W->inverse_mass[j]);
+	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
 	ClDual denominator = cl_dual_add(&A, wi, wj);
 	ClDual2 vd = cl_dual2_mul(&A, n, cl_dual_div(&A, dv_rest, denominator));
 	ClDual2 direction;
@@ -348,7 +332,8 @@ static int find_contacts(ClStepContext *ctx, PbdWork *W)
 		W->slot[i] = -1;
 	for (int i = 0; i < W->balls; i++) {
 		for (int k = 0; k < W->walls; k++) {
-			double c = warp_plane_gap(f32, W->offset[k], W->normal + 2 * k, q[2 * i], q[2 * i + 1], W->radius[i]);
+			double c = warp_plane_gap(f32, W->bodies.offset[k], W->bodies.normal + 2 * k, q[2 * i], q[2 * i + 1],
+									  W->bodies.radius[i]);
 			bool active = in_contact(W, c);
 			note_contact(ctx, W, i, k, active);
 			if (!active)
@@ -360,7 +345,7 @@ static int find_contacts(ClStepContext *ctx, PbdWork *W)
 	}
 	for (int i = 0; i < W->balls; i++)
 		for (int j = i + 1; j < W->balls; j++) {
-			double radii = cl_round(f32, W->radius[i] + W->radius[j]);
+			double radii = cl_round(f32, W->bodies.radius[i] + W->bodies.radius[j]);
 			bool active = in_contact(W, warp_pair_gap(f32, q[2 * i], q[2 * i + 1], q[2 * j], q[2 * j + 1], radii));
 			note_contact(ctx, W, i, W->walls + j, active);
 			if (!active)
@@ -384,7 +369,7 @@ static void seed_rows(PbdWork *W, int touching)
 	for (int i = 0; i < W->balls; i++) {
 		if (W->slot[i] < 0)
 			continue;
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		for (int c = 0; c < 2; c++) {
 			row(W, i, QTY_X, c)[6 * i + c] = 1.0;
 			double *vpred = row(W, i, QTY_VPRED, c), *q = row(W, i, QTY_Q, c);
@@ -428,7 +413,7 @@ static void record(PbdWork *W, ClTape *tape)
 			}
 			continue;
 		}
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		double *A = cl_tape_a(tape, i, i), *B = cl_tape_b(tape, i, i);
 		for (int r = 0; r < 4; r++)
 			A[5 * r] = 1.0;
@@ -449,7 +434,8 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	for (int i = 0; i < W->balls; i++) {
 		for (int c = 0; c < 2; c++) {
 			double x = cl_round(f32, s[4 * i + c]), v = cl_round(f32, s[4 * i + 2 + c]);
-			double a = cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->inverse_mass[i]) + W->gravity[c]);
+			double a =
+				cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->bodies.inverse_mass[i]) + W->gravity[c]);
 			double vpred = cl_round(f32, v + cl_round(f32, a * dt));
 			W->value[QTY_X][2 * i + c] = x;
 			W->value[QTY_VPRED][2 * i + c] = vpred;
