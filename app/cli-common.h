@@ -48,3 +48,5 @@ int cl_cmd_simulate(int argc, char **argv);
 int cl_cmd_backends(int argc, char **argv);
 int cl_cmd_reproduce(int argc, char **argv);
 int cl_cmd_bench(int argc, char **argv);
+int cl_cmd_convergence(int argc, char **argv);
+int cl_cmd_lesson(int argc, char **argv);

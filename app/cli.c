@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "cli-common.h"
+#include "cli-plots.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,10 +24,22 @@ static const ClCommand commands[] = {
 	{"simulate", cl_cmd_simulate,
 	 "simulate SCENE [--backend ID]... [--csv FILE] [--set KEY=VALUE]...\n"
 	 "      trajectories as CSV: backend,step,time,ball,x,y,vx,vy"},
+	{"heatmap", cl_cmd_heatmap,
+	 "heatmap SCENE --x PARAM:MIN:MAX:N --y PARAM:MIN:MAX:N [--backend ID]... [--quantity Q] [--threads N]\n"
+	 "        [--csv FILE] [--png|--svg|--pdf FILE] [--set KEY=VALUE]...\n"
+	 "      loss, gradient, angle error or sign agreement over a grid, one panel per backend"},
+	{"figure", cl_cmd_figure, "figure 2|4|5 --png|--svg|--pdf FILE\n      the paper's Figures 2, 4 and 5, recomputed"},
 	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
 	{"reproduce", cl_cmd_reproduce,
 	 "reproduce [--table 1|2|3|4|3-learning|all] [--format table|csv]\n"
 	 "      recompute the paper's Tables 1-4 and compare with data/reference/paper-tables.csv"},
+	{"convergence", cl_cmd_convergence,
+	 "convergence SCENE --param NAME [--steps N,N,...] [--backend ID]... [--csv FILE] [--png|--svg|--pdf FILE]\n"
+	 "      [--set KEY=VALUE]...\n"
+	 "      one derivative per backend as a function of the step count (dt = T/N)"},
+	{"lesson", cl_cmd_lesson,
+	 "lesson list | show LESSON [--step K] [--format text|csv] | export LESSON --pdf FILE [--dir DIR]\n"
+	 "      the guided lessons: list them, compute a lesson's texts, write its handout"},
 	{"bench", cl_cmd_bench,
 	 "bench [--backend ID]...\n      time gradients and optimizations of Task 3 and the whole reproduction"},
 };
