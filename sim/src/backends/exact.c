@@ -435,7 +435,10 @@ static void search_walls(StepState *st, double h, Search *search)
 								 "ball \"%s\" starts touching wall \"%s\" (gap %.3g, normal speed %.3g): the "
 								 "contact is active at t = 0, so the gradient is one-sided",
 								 ball_id(st, i), wall_id(st, k), gap, vn);
-				if (vn < 0.0) {
+				/* only an actual overlap impacts at once: a positive gap within
+				 * tolerance still has its root, so the forward map stays
+				 * continuous for perturbations smaller than the tolerance */
+				if (vn < 0.0 && gap <= 0.0) {
 					offer(search, EVENT_WALL, 0.0, i, k);
 					continue;
 				}
@@ -513,7 +516,7 @@ static void search_pairs(StepState *st, double h, Search *search)
 					disable_pair(w, i, j);
 					continue;
 				}
-				if (s < 0.0) {
+				if (s < 0.0 && gap <= 0.0) {
 					offer(search, EVENT_PAIR, 0.0, i, j);
 					continue;
 				}
