@@ -157,3 +157,56 @@ ClScene *cl_test_random_scene(unsigned seed, int balls, int walls)
 	}
 	return s;
 }
+
+ClScene *cl_test_billiards(int balls)
+{
+	const double length = 2.54, width = 1.27, radius = 0.028;
+	/* a 1 mm gap between racked balls keeps them apart at t = 0; the jitter
+	 * (below 0.25 mm a coordinate) cannot close it */
+	const double spacing = 2.0 * radius + 0.001, jitter = 0.00025;
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "Billiards break (%d balls)", balls);
+	s->duration = 2.0;
+	s->steps = 2000;
+	s->elasticity = 0.95;
+	static const struct {
+		const char *id;
+		ClVec2 point, normal;
+	} cushions[] = {
+		{"bottom", {0, 0}, {0, 1}},
+		{"top", {0, 1.27}, {0, -1}},
+		{"left", {0, 0}, {1, 0}},
+		{"right", {2.54, 0}, {-1, 0}},
+	};
+	for (size_t k = 0; k < sizeof cushions / sizeof cushions[0]; k++) {
+		ClWall *w = cl_scene_add_wall(s, cushions[k].id);
+		w->point = cushions[k].point;
+		w->normal = cushions[k].normal;
+	}
+	ClBall *cue = cl_scene_add_ball(s, "cue");
+	cue->radius = radius;
+	cue->mass = 0.17;
+	/* slightly off the rack's axis, as a real break is */
+	cue->position = (ClVec2){0.25 * length, 0.5 * width + 0.004};
+	cue->velocity = (ClVec2){6.0, 0.0};
+	unsigned st = 12345u;
+	const double apex_x = 0.63 * length, row_step = spacing * sqrt(3.0) / 2.0;
+	for (int k = 0, row = 0; k < balls - 1; row++) {
+		for (int j = 0; j <= row && k < balls - 1; j++, k++) {
+			char id[16];
+			snprintf(id, sizeof id, "ball%d", k + 1);
+			ClBall *b = cl_scene_add_ball(s, id);
+			b->radius = radius;
+			b->mass = 0.17;
+			b->position = (ClVec2){apex_x + row * row_step + uniform(&st, -jitter, jitter),
+								   0.5 * width + (j - 0.5 * row) * spacing + uniform(&st, -jitter, jitter)};
+		}
+	}
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->target = (ClVec2){0.5 * length, 0.5 * width};
+	ClLossTerm *c = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
+	c->ball = balls - 1;
+	c->axis = 0;
+	return s;
+}

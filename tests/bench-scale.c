@@ -1,0 +1,194 @@
+/* Scale benchmark (not a test): time and peak memory of one full gradient
+ * (recorded forward pass + adjoint for dL/ds0 and every dL/du_n) of the
+ * billiards break with 2, 10, 30 and 100 balls, 2 000 steps, per backend.
+ *
+ * Each measurement runs in its own child process, so its peak resident set
+ * (getrusage of the child) is that computation's alone plus a fixed baseline
+ * (reported: a child that computes nothing). A child that exceeds the time
+ * limit is killed and reported as too slow.
+ *
+ *   bench-scale [--balls N]... [--backend ID]... [--limit SECONDS] [--markdown]
+ */
+#define _DEFAULT_SOURCE /* wait4 */
+
+#include "tasks.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct Measurement {
+	double seconds; /* best of the repetitions, one gradient */
+	double peak_mb; /* peak resident set of the child */
+	int events;
+	char status[64];
+	char message[CL_MESSAGE_MAX];
+	bool finished;
+} Measurement;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* In the child: the gradient, repeated while it is fast, best time kept. */
+static void measure_child(int backend, int balls, int fd)
+{
+	Measurement m = {.seconds = INFINITY};
+	if (backend >= 0) {
+		ClScene *scene = cl_test_billiards(balls);
+		double *ds0 = malloc(sizeof(double) * (size_t)cl_state_size(scene));
+		double *du = malloc(sizeof(double) * (size_t)cl_control_size(scene));
+		double spent = 0.0;
+		for (int repetition = 0; repetition < 5 && spent < 2.0; repetition++) {
+			double start = now();
+			ClRollout *r = cl_rollout_new(scene, backend);
+			cl_rollout_run(r, NULL, NULL, true);
+			cl_rollout_gradient(r, ds0, du);
+			double elapsed = now() - start;
+			spent += elapsed;
+			m.seconds = fmin(m.seconds, elapsed);
+			const ClStatus *status = cl_rollout_status(r);
+			snprintf(m.status, sizeof m.status, "%s", cl_status_name(status->code));
+			snprintf(m.message, sizeof m.message, "%s", status->message);
+			m.events = cl_rollout_event_count(r);
+			cl_rollout_free(r);
+		}
+		free(ds0);
+		free(du);
+		cl_scene_free(scene);
+	} else {
+		m.seconds = 0.0;
+	}
+	m.finished = true;
+	if (write(fd, &m, sizeof m) != (ssize_t)sizeof m)
+		_exit(1);
+	_exit(0);
+}
+
+static Measurement measure(int backend, int balls, double limit)
+{
+	Measurement m = {.seconds = NAN, .peak_mb = NAN};
+	int pipe_fd[2];
+	if (pipe(pipe_fd) != 0) {
+		perror("pipe");
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		close(pipe_fd[0]);
+		alarm((unsigned)ceil(limit));
+		measure_child(backend, balls, pipe_fd[1]);
+	}
+	close(pipe_fd[1]);
+	Measurement got;
+	ssize_t n = read(pipe_fd[0], &got, sizeof got);
+	close(pipe_fd[0]);
+	int wstatus;
+	struct rusage usage;
+	if (wait4(pid, &wstatus, 0, &usage) < 0) {
+		perror("wait4");
+		exit(1);
+	}
+	if (n == (ssize_t)sizeof got && got.finished)
+		m = got;
+	else if (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGALRM)
+		snprintf(m.status, sizeof m.status, "too slow (> %g s)", limit);
+	else
+		snprintf(m.status, sizeof m.status, "crashed");
+	m.peak_mb = (double)usage.ru_maxrss / 1024.0; /* Linux: kilobytes */
+	return m;
+}
+
+/* Exponent k of time ∝ balls^k between two sizes. */
+static double growth(double t_small, double t_large, int n_small, int n_large)
+{
+	if (!(t_small > 0.0) || !(t_large > 0.0))
+		return NAN;
+	return log(t_large / t_small) / log((double)n_large / (double)n_small);
+}
+
+int main(int argc, char **argv)
+{
+	int sizes[16], size_count = 0;
+	int backends[32], backend_count = 0;
+	double limit = 60.0;
+	bool markdown = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--balls") && i + 1 < argc && size_count < 16) {
+			sizes[size_count++] = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc && backend_count < 32) {
+			int b = cl_backend_find(argv[++i]);
+			if (b < 0) {
+				fprintf(stderr, "bench-scale: unknown backend %s\n", argv[i]);
+				return 2;
+			}
+			backends[backend_count++] = b;
+		} else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			limit = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--markdown")) {
+			markdown = true;
+		} else {
+			fprintf(stderr, "usage: bench-scale [--balls N]... [--backend ID]... [--limit SECONDS] [--markdown]\n");
+			return 2;
+		}
+	}
+	if (size_count == 0) {
+		static const int standard[] = {2, 10, 30, 100};
+		for (int i = 0; i < 4; i++)
+			sizes[size_count++] = standard[i];
+	}
+	for (int i = 0; i < size_count; i++)
+		if (sizes[i] < 2) {
+			fprintf(stderr, "bench-scale: the billiards break needs at least 2 balls\n");
+			return 2;
+		}
+	if (backend_count == 0)
+		for (int b = 0; b < cl_backend_count() && b < 32; b++)
+			backends[backend_count++] = b;
+
+	Measurement baseline = measure(-1, 2, limit);
+	printf("billiards break, 2000 steps, one gradient (forward + adjoint); best of up to 5 runs\n");
+	printf("peak memory: the child process's maximum resident set; baseline %.1f MB\n\n", baseline.peak_mb);
+	if (markdown) {
+		printf("| backend | balls | time (s) | peak (MB) | contacts | status |\n");
+		printf("|---|---:|---:|---:|---:|---|\n");
+	} else {
+		printf("%-16s %6s %10s %10s %9s  %s\n", "backend", "balls", "time(s)", "peak(MB)", "contacts", "status");
+	}
+	for (int k = 0; k < backend_count; k++) {
+		const char *id = cl_backend_info(backends[k])->id;
+		double times[16];
+		for (int i = 0; i < size_count; i++) {
+			Measurement m = measure(backends[k], sizes[i], limit);
+			times[i] = m.finished ? m.seconds : NAN;
+			if (markdown)
+				printf("| %s | %d | %.4g | %.1f | %d | %s |\n", id, sizes[i], m.seconds, m.peak_mb, m.events,
+					   m.status);
+			else
+				printf("%-16s %6d %10.4g %10.1f %9d  %s%s%s\n", id, sizes[i], m.seconds, m.peak_mb, m.events,
+					   m.status, m.message[0] ? ": " : "", m.message);
+			fflush(stdout);
+		}
+		if (size_count >= 2) {
+			int last = size_count - 1;
+			fprintf(markdown ? stderr : stdout, "%-16s time grows as balls^%.2f between %d and %d balls\n", id,
+					growth(times[last - 1], times[last], sizes[last - 1], sizes[last]), sizes[last - 1], sizes[last]);
+		}
+	}
+	return 0;
+}
