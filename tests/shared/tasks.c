@@ -210,3 +210,65 @@ ClScene *cl_test_billiards(int balls)
 	c->axis = 0;
 	return s;
 }
+
+ClScene *cl_test_property_scene(unsigned seed)
+{
+	const double two_pi = 6.283185307179586;
+	unsigned st = seed * 2246822519u + 374761393u;
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "property %u", seed);
+	int balls = 1 + (int)uniform(&st, 0, 20);
+	int walls = (int)uniform(&st, 0, 7);
+	s->duration = uniform(&st, 0.2, 2.0);
+	s->steps = 10 + (int)uniform(&st, 0, 111);
+	double angle = uniform(&st, 0, two_pi), g = uniform(&st, 0, 1) < 0.25 ? 0.0 : uniform(&st, 0, 15);
+	s->gravity = (ClVec2){g * cos(angle), g * sin(angle)};
+	/* the ends of the range are the hard cases: perfectly elastic, perfectly plastic */
+	double pick = uniform(&st, 0, 1);
+	s->elasticity = pick < 0.15 ? 0.0 : pick < 0.3 ? 1.0 : uniform(&st, 0, 1);
+	s->friction = uniform(&st, 0, 1) < 0.5 ? 0.0 : uniform(&st, 0, 0.5);
+	/* walls: tangent lines of a circle of radius 2.2–3 around the origin, inward normals */
+	for (int w = 0; w < walls; w++) {
+		char id[16];
+		snprintf(id, sizeof id, "wall%d", w);
+		ClWall *wall = cl_scene_add_wall(s, id);
+		double phi = uniform(&st, 0, two_pi), distance = uniform(&st, 2.2, 3.0);
+		wall->normal = (ClVec2){-cos(phi), -sin(phi)};
+		wall->point = (ClVec2){distance * cos(phi), distance * sin(phi)};
+	}
+	for (int i = 0; i < balls; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "b%d", i);
+		for (int attempt = 0; attempt < 200; attempt++) {
+			ClBall *b = cl_scene_add_ball(s, id);
+			b->radius = uniform(&st, 0.05, 0.3);
+			b->mass = uniform(&st, 0.2, 5.0);
+			b->position = (ClVec2){uniform(&st, -1.9, 1.9), uniform(&st, -1.9, 1.9)};
+			b->velocity = (ClVec2){uniform(&st, -4, 4), uniform(&st, -4, 4)};
+			double kind = uniform(&st, 0, 1);
+			if (kind < 0.3) {
+				b->control_kind = CL_CONTROL_CONSTANT;
+				b->control_constant = (ClVec2){uniform(&st, -5, 5), uniform(&st, -5, 5)};
+			}
+			if (cl_scene_validate(s, NULL, 0)) {
+				if (kind >= 0.3 && kind < 0.5) {
+					double *u = malloc(sizeof(double) * 2 * (size_t)s->steps);
+					for (int n = 0; n < 2 * s->steps; n++)
+						u[n] = uniform(&st, -5, 5);
+					cl_scene_set_control_sequence(s, s->ball_count - 1, u);
+					free(u);
+				}
+				break;
+			}
+			cl_scene_remove_ball(s, s->ball_count - 1);
+		}
+	}
+	for (int k = 0, terms = 1 + (int)uniform(&st, 0, 3); k < terms && s->ball_count > 0; k++) {
+		ClLossTerm *t = cl_scene_add_loss(s, (ClLossType)(int)uniform(&st, 0, CL_LOSS_TYPE_COUNT));
+		t->ball = (int)uniform(&st, 0, s->ball_count);
+		t->axis = (int)uniform(&st, 0, 2);
+		t->target = (ClVec2){uniform(&st, -2, 2), uniform(&st, -2, 2)};
+		t->weight = uniform(&st, 0.1, 2.0);
+	}
+	return s;
+}

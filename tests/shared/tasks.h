@@ -17,6 +17,12 @@ ClScene *cl_test_billiards(int balls);
 /* Random valid scene: balls, walls, gravity, e < 1, controls. Deterministic in seed. */
 ClScene *cl_test_random_scene(unsigned seed, int balls, int walls);
 
+/* Random valid scene for property tests, deterministic in seed: 1–20
+ * balls (radii, masses differ), 0–6 walls with random normals, gravity of
+ * random direction and size, e in [0, 1], friction 0 or up to 0.5, steps
+ * 10–120, no control / constant / sequence on each ball, every loss type. */
+ClScene *cl_test_property_scene(unsigned seed);
+
 /* Index of a backend by id; aborts when unknown (a test bug). */
 int cl_test_backend(const char *id);
 
