@@ -272,3 +272,106 @@ ClScene *cl_test_property_scene(unsigned seed)
 	}
 	return s;
 }
+
+static ClScene *empty_scene(const char *name, double duration, int steps)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "%s", name);
+	s->duration = duration;
+	s->steps = steps;
+	return s;
+}
+
+static void add_ball(ClScene *s, const char *id, double x, double y, double vx, double vy, double radius)
+{
+	ClBall *b = cl_scene_add_ball(s, id);
+	b->position = (ClVec2){x, y};
+	b->velocity = (ClVec2){vx, vy};
+	b->radius = radius;
+}
+
+static void add_wall(ClScene *s, const char *id, double px, double py, double nx, double ny)
+{
+	ClWall *w = cl_scene_add_wall(s, id);
+	w->point = (ClVec2){px, py};
+	w->normal = (ClVec2){nx, ny};
+}
+
+static void add_final_position(ClScene *s, int ball, double x, double y)
+{
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = ball;
+	t->target = (ClVec2){x, y};
+}
+
+ClScene *cl_test_degenerate(ClTestDegenerate which)
+{
+	ClScene *s = NULL;
+	switch (which) {
+	case CL_TEST_GRAZING_PAIR:
+		/* "a" passes "b" exactly tangentially at t = 1 */
+		s = empty_scene("tangent pass", 1.5, 160);
+		add_ball(s, "a", -1.0, 0.2, 1.0, 0.0, 0.2);
+		add_ball(s, "b", 0.0, -0.2, 0.0, 0.0, 0.2);
+		add_final_position(s, 1, 1.0, 0.0);
+		break;
+	case CL_TEST_GRAZING_WALL:
+		/* x(t) = √1.8·t − t²/2 peaks at 0.9 = 1 − r */
+		s = empty_scene("tangent parabola", 2.0, 150);
+		s->gravity = (ClVec2){-1.0, 0.0};
+		add_ball(s, "ball", 0.0, 0.0, sqrt(1.8), 0.5, 0.1);
+		add_wall(s, "wall", 1.0, 0.0, -1.0, 0.0);
+		add_final_position(s, 0, -1.0, 0.0);
+		break;
+	case CL_TEST_CORNER:
+		s = empty_scene("corner", 2.0, 110);
+		s->elasticity = 0.8;
+		add_ball(s, "ball", 1.0, 1.0, -1.0, -1.0, 0.1);
+		add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+		add_wall(s, "side", 0.0, 0.0, 1.0, 0.0);
+		add_final_position(s, 0, 2.0, 0.5);
+		break;
+	case CL_TEST_THREE_BALLS:
+		s = empty_scene("three balls at once", 1.5, 130);
+		add_ball(s, "left", -1.0, 0.0, 1.0, 0.0, 0.2);
+		add_ball(s, "middle", 0.0, 0.0, 0.0, 0.0, 0.2);
+		add_ball(s, "right", 1.0, 0.0, -1.0, 0.0, 0.2);
+		add_final_position(s, 0, -2.0, 0.3);
+		add_final_position(s, 2, 2.0, -0.3);
+		break;
+	case CL_TEST_ZENO:
+		/* dropped from 5 cm with e = 0.5: infinitely many bounces by t ≈ 0.30 s */
+		s = empty_scene("bouncing to rest", 1.0, 100);
+		s->gravity = (ClVec2){0.0, -9.8};
+		s->elasticity = 0.5;
+		add_ball(s, "ball", 0.0, 0.15, 0.5, 0.0, 0.1);
+		add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+		add_final_position(s, 0, 1.0, 1.0);
+		break;
+	case CL_TEST_STARTS_IN_CONTACT:
+		s = empty_scene("starts in contact", 1.0, 100);
+		s->gravity = (ClVec2){0.0, -9.8};
+		s->elasticity = 0.9;
+		add_ball(s, "ball", 0.0, 0.1, 1.0, -1.0, 0.1);
+		add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+		add_final_position(s, 0, 1.0, 1.0);
+		break;
+	case CL_TEST_STARTS_RESTING:
+		s = empty_scene("starts resting", 1.0, 100);
+		s->gravity = (ClVec2){0.0, -9.8};
+		s->elasticity = 0.5;
+		add_ball(s, "ball", 0.0, 0.1, 1.0, 0.0, 0.1);
+		add_wall(s, "ground", 0.0, 0.0, 0.0, 1.0);
+		add_final_position(s, 0, 1.0, 1.0);
+		break;
+	case CL_TEST_BALLS_START_TOUCHING:
+		s = empty_scene("balls start touching", 1.0, 100);
+		add_ball(s, "a", 0.0, 0.0, 1.0, 0.0, 0.2);
+		add_ball(s, "b", 0.4, 0.0, 0.0, 0.0, 0.2);
+		add_final_position(s, 1, 2.0, 0.0);
+		break;
+	case CL_TEST_DEGENERATE_COUNT:
+		abort();
+	}
+	return s;
+}

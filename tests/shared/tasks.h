@@ -23,6 +23,22 @@ ClScene *cl_test_random_scene(unsigned seed, int balls, int walls);
  * 10–120, no control / constant / sequence on each ball, every loss type. */
 ClScene *cl_test_property_scene(unsigned seed);
 
+/* The degenerate contacts of issue 6, as the exact backend's tests build
+ * them; every backend is run on them too. The scene's name says which. */
+typedef enum ClTestDegenerate {
+	CL_TEST_GRAZING_PAIR,         /* a ball passes another exactly tangentially */
+	CL_TEST_GRAZING_WALL,         /* a parabola tangent to a wall */
+	CL_TEST_CORNER,               /* straight into the corner of two walls */
+	CL_TEST_THREE_BALLS,          /* two balls reach a third at the same instant */
+	CL_TEST_ZENO,                 /* bouncing to rest on the ground, e < 1 */
+	CL_TEST_STARTS_IN_CONTACT,    /* touching the ground at t = 0, moving into it */
+	CL_TEST_STARTS_RESTING,       /* resting on the ground at t = 0 under gravity */
+	CL_TEST_BALLS_START_TOUCHING, /* two balls touching at t = 0, pushed together */
+	CL_TEST_DEGENERATE_COUNT
+} ClTestDegenerate;
+
+ClScene *cl_test_degenerate(ClTestDegenerate which);
+
 /* Index of a backend by id; aborts when unknown (a test bug). */
 int cl_test_backend(const char *id);
 
