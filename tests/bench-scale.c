@@ -11,7 +11,10 @@
  */
 #define _DEFAULT_SOURCE /* wait4 */
 
+#include "core.h"
 #include "tasks.h"
+
+#include <pthread.h>
 
 #include <math.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 typedef struct Measurement {
 	double seconds; /* best of the repetitions, one gradient */
 	double peak_mb; /* peak resident set of the child */
+	double tape_mb; /* what the recorded Jacobians take */
 	int events;
 	char status[64];
 	char message[CL_MESSAGE_MAX];
@@ -38,6 +42,46 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Bytes of the tape of one recorded run, stepping the backend as the
+ * rollout does (the rollout keeps its tape private). */
+static double tape_megabytes(const ClScene *scene, int backend)
+{
+	const ClBackend *impl = cl_backend_get(backend);
+	int nb = scene->ball_count, ns = cl_state_size(scene);
+	double *inverse_mass = malloc(sizeof(double) * (size_t)nb), *u = malloc(sizeof(double) * (size_t)cl_control_size(scene));
+	double *state = malloc(sizeof(double) * (size_t)ns), *next = malloc(sizeof(double) * (size_t)ns);
+	for (int i = 0; i < nb; i++)
+		inverse_mass[i] = 1.0 / scene->balls[i].mass;
+	cl_scene_controls(scene, u);
+	cl_scene_initial_state(scene, state);
+	ClRollout *sink = cl_rollout_new(scene, backend); /* receives contact events */
+	ClTape tape;
+	cl_tape_init(&tape, nb, inverse_mass, scene->steps);
+	ClStatus status = {.code = CL_STATUS_OK, .step = -1};
+	const double *params = scene->backend_params[backend].values;
+	ClStepContext ctx = {.scene = scene, .params = params, .dt = cl_scene_dt(scene), .tape = &tape,
+						 .workspace = impl->create ? impl->create(scene, params) : NULL, .status = &status,
+						 .rollout = sink};
+	for (int n = 0; n < scene->steps && !cl_status_is_fatal(status.code); n++) {
+		ctx.step = n;
+		cl_tape_begin_step(&tape, n);
+		impl->step(&ctx, state, u + (size_t)n * 2 * (size_t)nb, next);
+		cl_tape_end_step(&tape, n);
+		memcpy(state, next, sizeof(double) * (size_t)ns);
+	}
+	double bytes = (double)tape.factor_count * sizeof(ClFactor) + (double)tape.a_count * sizeof(ClBlockA) +
+				   (double)tape.b_count * sizeof(ClBlockB) + (double)(scene->steps + 1) * sizeof(int);
+	if (impl->destroy)
+		impl->destroy(ctx.workspace);
+	cl_tape_release(&tape);
+	cl_rollout_free(sink);
+	free(inverse_mass);
+	free(u);
+	free(state);
+	free(next);
+	return bytes / (1024.0 * 1024.0);
 }
 
 /* In the child: the gradient, repeated while it is fast, best time kept. */
@@ -65,6 +109,7 @@ static void measure_child(int backend, int balls, int fd)
 		}
 		free(ds0);
 		free(du);
+		m.tape_mb = tape_megabytes(scene, backend);
 		cl_scene_free(scene);
 	} else {
 		m.seconds = 0.0;
@@ -77,7 +122,7 @@ static void measure_child(int backend, int balls, int fd)
 
 static Measurement measure(int backend, int balls, double limit)
 {
-	Measurement m = {.seconds = NAN, .peak_mb = NAN};
+	Measurement m = {.seconds = NAN, .peak_mb = NAN, .tape_mb = NAN};
 	int pipe_fd[2];
 	if (pipe(pipe_fd) != 0) {
 		perror("pipe");
@@ -112,6 +157,54 @@ static Measurement measure(int backend, int balls, double limit)
 		snprintf(m.status, sizeof m.status, "crashed");
 	m.peak_mb = (double)usage.ru_maxrss / 1024.0; /* Linux: kilobytes */
 	return m;
+}
+
+typedef struct Job {
+	const ClScene *scene;
+	int backend, gradients;
+} Job;
+
+static void *run_gradients(void *data)
+{
+	const Job *job = data;
+	size_t ns = (size_t)cl_state_size(job->scene), nu = (size_t)cl_control_size(job->scene);
+	double *ds0 = malloc(sizeof(double) * ns), *du = malloc(sizeof(double) * nu);
+	for (int k = 0; k < job->gradients; k++) {
+		ClRollout *r = cl_rollout_new(job->scene, job->backend);
+		cl_rollout_run(r, NULL, NULL, true);
+		cl_rollout_gradient(r, ds0, du);
+		cl_rollout_free(r);
+	}
+	free(ds0);
+	free(du);
+	return NULL;
+}
+
+/* Wall time of `total` independent gradients on one thread, and split over
+ * two (as sweeps and training use both cores: the engine is reentrant). */
+static void thread_speedup(int backend, int balls, int total)
+{
+	ClScene *scene = cl_test_billiards(balls);
+	Job all = {scene, backend, total}, half = {scene, backend, total / 2};
+	/* best of three, alternating, since other processes share the cores */
+	double one = INFINITY, two = INFINITY;
+	for (int trial = 0; trial < 3; trial++) {
+		double start = now();
+		run_gradients(&all);
+		one = fmin(one, now() - start);
+		pthread_t other;
+		start = now();
+		if (pthread_create(&other, NULL, run_gradients, &half) != 0) {
+			perror("pthread_create");
+			exit(1);
+		}
+		run_gradients(&half);
+		pthread_join(other, NULL);
+		two = fmin(two, now() - start);
+	}
+	printf("%-16s %d gradients of the %d-ball break: 1 thread %.3f s, 2 threads %.3f s, speed-up %.2f\n",
+		   cl_backend_info(backend)->id, total, balls, one, two, one / two);
+	cl_scene_free(scene);
 }
 
 /* Exponent k of time ∝ balls^k between two sizes. */
@@ -165,23 +258,26 @@ int main(int argc, char **argv)
 	printf("billiards break, 2000 steps, one gradient (forward + adjoint); best of up to 5 runs\n");
 	printf("peak memory: the child process's maximum resident set; baseline %.1f MB\n\n", baseline.peak_mb);
 	if (markdown) {
-		printf("| backend | balls | time (s) | peak (MB) | contacts | status |\n");
-		printf("|---|---:|---:|---:|---:|---|\n");
+		printf("| backend | balls | time (s) | peak (MB) | tape (MB) | contacts | status |\n");
+		printf("|---|---:|---:|---:|---:|---:|---|\n");
 	} else {
-		printf("%-16s %6s %10s %10s %9s  %s\n", "backend", "balls", "time(s)", "peak(MB)", "contacts", "status");
+		printf("%-16s %6s %10s %10s %10s %9s  %s\n", "backend", "balls", "time(s)", "peak(MB)", "tape(MB)",
+			   "contacts", "status");
 	}
 	for (int k = 0; k < backend_count; k++) {
 		const char *id = cl_backend_info(backends[k])->id;
 		double times[16];
+		Measurement largest = {0};
 		for (int i = 0; i < size_count; i++) {
 			Measurement m = measure(backends[k], sizes[i], limit);
 			times[i] = m.finished ? m.seconds : NAN;
+			largest = m;
 			if (markdown)
-				printf("| %s | %d | %.4g | %.1f | %d | %s |\n", id, sizes[i], m.seconds, m.peak_mb, m.events,
-					   m.status);
+				printf("| %s | %d | %.4g | %.1f | %.3g | %d | %s |\n", id, sizes[i], m.seconds, m.peak_mb, m.tape_mb,
+					   m.events, m.status);
 			else
-				printf("%-16s %6d %10.4g %10.1f %9d  %s%s%s\n", id, sizes[i], m.seconds, m.peak_mb, m.events,
-					   m.status, m.message[0] ? ": " : "", m.message);
+				printf("%-16s %6d %10.4g %10.1f %10.3g %9d  %s%s%s\n", id, sizes[i], m.seconds, m.peak_mb,
+					   m.tape_mb, m.events, m.status, m.message[0] ? ": " : "", m.message);
 			fflush(stdout);
 		}
 		if (size_count >= 2) {
@@ -189,6 +285,12 @@ int main(int argc, char **argv)
 			fprintf(markdown ? stderr : stdout, "%-16s time grows as balls^%.2f between %d and %d balls\n", id,
 					growth(times[last - 1], times[last], sizes[last - 1], sizes[last]), sizes[last - 1], sizes[last]);
 		}
+		/* enough gradients for about half a second on one thread, at the largest size */
+		if (largest.finished && largest.seconds < 1.0)
+			thread_speedup(backends[k], sizes[size_count - 1], 2 * (int)fmax(1.0, ceil(0.25 / largest.seconds)));
+		else
+			fprintf(markdown ? stderr : stdout, "%-16s no thread measurement (%s)\n", id,
+					largest.finished ? "over 1 s a gradient" : "did not finish");
 	}
 	return 0;
 }
