@@ -1,17 +1,71 @@
-/* PLACEHOLDER: the CLI is being written. */
+/* The headless command line: dispatch to one subcommand per file. */
 #include "cli.h"
+
+#include "cli-common.h"
 
 #include <stdio.h>
 #include <string.h>
 
+typedef struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} ClCommand;
+
+static const ClCommand commands[] = {
+	{"gradients", cl_cmd_gradients,
+	 "gradients SCENE [--backend ID]... [--format table|csv|json] [--set KEY=VALUE]...\n"
+	 "      loss and its derivatives w.r.t. every ball's initial position, velocity and first control,\n"
+	 "      by each backend's adjoint and by central differences of its own forward map"},
+	{"optimize", cl_cmd_optimize,
+	 "optimize SCENE --backend ID [--lr X] [--iters N] [--csv FILE] [--controls-csv FILE] [--set KEY=VALUE]...\n"
+	 "      gradient descent on the scene's optimization problem"},
+	{"simulate", cl_cmd_simulate,
+	 "simulate SCENE [--backend ID]... [--csv FILE] [--set KEY=VALUE]...\n"
+	 "      trajectories as CSV: backend,step,time,ball,x,y,vx,vy"},
+	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
+	{"reproduce", cl_cmd_reproduce,
+	 "reproduce [--table 1|2|3|4|3-learning|all] [--format table|csv]\n"
+	 "      recompute the paper's Tables 1-4 and compare with data/reference/paper-tables.csv"},
+	{"bench", cl_cmd_bench,
+	 "bench [--backend ID]...\n      time gradients and optimizations of Task 3 and the whole reproduction"},
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "Usage: contactlab                 open the workbench\n"
+				 "       contactlab COMMAND [OPTION]...\n\n"
+				 "Commands (each takes --help):\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+		fprintf(out, "  %s\n", commands[i].usage);
+	fprintf(out, "\nSCENE is a scene file (JSON) or a preset id: task1-bounce-once, task2-ground-wall,\n"
+				 "task2-ground-wall-friction, task3-two-balls, empty.\n"
+				 "Exit status: 0 ok, 1 a computation failed, 2 bad input.\n");
+}
+
 bool cl_cli_wants(int argc, char **argv)
 {
-	return argc > 1 && argv[1][0] != '-';
+	if (argc < 2)
+		return false;
+	const char *a = argv[1];
+	return a[0] != '-' || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0;
 }
 
 int cl_cli_run(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "contactlab: unknown command \"%s\"\n", argv[1]);
-	return 2;
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		print_usage(stdout);
+		return CL_EXIT_OK;
+	}
+	if (strcmp(name, "--version") == 0) {
+		printf("contactlab %s\n", CL_VERSION);
+		return CL_EXIT_OK;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	cl_cli_fail(CL_EXIT_BAD_INPUT, "unknown command \"%s\"", name);
+	print_usage(stderr);
+	return CL_EXIT_BAD_INPUT;
 }

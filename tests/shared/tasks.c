@@ -43,7 +43,7 @@ ClScene *cl_test_task1(void)
 	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
 	t->ball = 0;
 	t->axis = 1;
-	/* stiffness 1e4: compliant-warp default */
+	cl_test_set_param(s, "compliant-warp", "stiffness", 1e4);
 	return s;
 }
 
@@ -71,8 +71,8 @@ ClScene *cl_test_task2(double friction)
 	snprintf(s->optimize.parameters[0], CL_NAME_MAX, "ball.velocity");
 	s->optimize.learning_rate = 0.01;
 	s->optimize.iterations = 1000;
-	/* stiffness 1e4: compliant-warp default */
-	/* damping 10: set when compliant-warp has its parameter */
+	cl_test_set_param(s, "compliant-warp", "stiffness", 1e4);
+	cl_test_set_param(s, "compliant-warp", "damping", 10);
 	return s;
 }
 
@@ -101,7 +101,7 @@ ClScene *cl_test_task3(void)
 	snprintf(s->optimize.parameters[0], CL_NAME_MAX, "ball1.control");
 	s->optimize.learning_rate = 10;
 	s->optimize.iterations = 1000;
-	/* stiffness 1e4: compliant-warp default */
+	cl_test_set_param(s, "compliant-warp", "stiffness", 1e4);
 	return s;
 }
 

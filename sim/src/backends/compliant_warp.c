@@ -1,16 +1,279 @@
-/* PLACEHOLDER: replaced by the backend's implementation. */
-#include "../core.h"
+/* Compliant contact as the paper's Warp scripts ran it
+ * (utils/customized_integrator_euler.py, Warp 0.2.0): a spring–damper normal
+ * force with Coulomb friction, evaluated at the start-of-step state, then
+ * semi-implicit Euler. One general kernel covers the paper's three:
+ * Task 1 and Task 3 are the damping = 0, μ = 0 case of Task 2's. */
+#include "warp_dual.h"
 
-static void placeholder_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+#include <stdlib.h>
+#include <string.h>
+
+enum { PARAM_STIFFNESS, PARAM_DAMPING, PARAM_PRECISION, PARAM_COUNT };
+
+/* Seeds of a contact's duals: this ball's x, v, then the other ball's x, v. */
+enum { SEED_X = 0, SEED_V = 2, SEED_OTHER = 4, SEEDS_PLANE = 4, SEEDS_PAIR = 8 };
+
+typedef struct CompliantWork {
+	int balls, walls;
+	bool f32;
+	/* Task 2's kernel tests err < 0, Tasks 1 and 3's (springs only) err ≤ 0 */
+	bool strict;
+	double dt, stiffness, damping, friction, slip_threshold, gravity[2];
+	double *radius, *inverse_mass; /* per ball, in working precision */
+	double *normal, *offset;       /* per wall: n (2) and −n·p */
+	unsigned char *touching;       /* balls × (walls + balls): in contact last step */
+	int *partner;                  /* per ball: the balls it touches this step */
+	double *partner_force;         /* per partner: d f / d (x_j, v_j), 2×4 */
+} CompliantWork;
+
+static void *compliant_create(const ClScene *scene, const double *params)
 {
-	(void)s;
-	(void)u;
-	(void)s_next;
-	cl_step_fail(ctx, CL_STATUS_UNSUPPORTED, "backend not implemented yet");
+	(void)params;
+	CompliantWork *W = calloc(1, sizeof *W);
+	if (!W)
+		abort();
+	int nb = scene->ball_count, nw = scene->wall_count;
+	size_t nb1 = (size_t)nb + 1, nw1 = (size_t)nw + 1;
+	W->balls = nb;
+	W->walls = nw;
+	W->radius = calloc(nb1, sizeof(double));
+	W->inverse_mass = calloc(nb1, sizeof(double));
+	W->normal = calloc(2 * nw1, sizeof(double));
+	W->offset = calloc(nw1, sizeof(double));
+	W->touching = calloc(nb1 * ((size_t)nw + nb1), 1);
+	W->partner = calloc(nb1, sizeof(int));
+	W->partner_force = calloc(8 * nb1, sizeof(double));
+	if (!W->radius || !W->inverse_mass || !W->normal || !W->offset || !W->touching || !W->partner ||
+		!W->partner_force)
+		abort();
+	return W;
+}
+
+static void compliant_destroy(void *workspace)
+{
+	CompliantWork *W = workspace;
+	if (!W)
+		return;
+	free(W->radius);
+	free(W->inverse_mass);
+	free(W->normal);
+	free(W->offset);
+	free(W->touching);
+	free(W->partner);
+	free(W->partner_force);
+	free(W);
+}
+
+/* Every constant rounded once to the working precision, as Warp received
+ * Python floats as float32 kernel arguments. Redone at the start of each run. */
+static void compliant_prepare(CompliantWork *W, const ClStepContext *ctx)
+{
+	const ClScene *scene = ctx->scene;
+	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
+	W->f32 = f32;
+	W->dt = cl_round(f32, ctx->dt);
+	W->stiffness = cl_round(f32, cl_param_value(ctx, PARAM_STIFFNESS));
+	W->damping = cl_round(f32, cl_param_value(ctx, PARAM_DAMPING));
+	W->friction = cl_round(f32, scene->friction);
+	W->slip_threshold = cl_round(f32, 1e-6);
+	W->gravity[0] = cl_round(f32, scene->gravity.x);
+	W->gravity[1] = cl_round(f32, scene->gravity.y);
+	W->strict = W->damping > 0.0 || W->friction > 0.0;
+	for (int i = 0; i < W->balls; i++) {
+		W->radius[i] = cl_round(f32, scene->balls[i].radius);
+		W->inverse_mass[i] = cl_round(f32, 1.0 / scene->balls[i].mass);
+	}
+	for (int k = 0; k < W->walls; k++) {
+		const ClWall *wall = &scene->walls[k];
+		W->normal[2 * k] = cl_round(f32, wall->normal.x);
+		W->normal[2 * k + 1] = cl_round(f32, wall->normal.y);
+		W->offset[k] = cl_round(f32, -(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
+	}
+	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
+}
+
+static bool in_contact(const CompliantWork *W, double err)
+{
+	return W->strict ? err < 0.0 : err <= 0.0;
+}
+
+/* The contact force for unit normal n (pointing to this ball), penetration
+ * err < 0 and relative velocity v: f_n = err·k_n + min(v_n, 0)·k_d (negative),
+ * friction −t̂·μ|f_n| when |v_t| > 1e-6, normal force −n·f_n. */
+static void spring_damper(const WdArith *A, const CompliantWork *W, Wd2 n, Wd err, Wd2 v, Wd2 *friction,
+						  bool *slips, Wd2 *normal)
+{
+	Wd zero = wd_const(A, 0.0);
+	Wd vn = wd2_dot(A, n, v);
+	Wd fn = wd_add(A, wd_mul(A, err, wd_const(A, W->stiffness)),
+				   wd_mul(A, wd_min(vn, zero), wd_const(A, W->damping)));
+	Wd2 vt = wd2_sub(A, v, wd2_scale(A, n, vn));
+	Wd vs = wd2_length(A, vt);
+	*slips = vs.v > W->slip_threshold;
+	if (*slips) {
+		Wd2 tangent = wd2_div(A, vt, vs);
+		Wd ft = wd_mul(A, wd_const(A, W->friction), wd_abs(A, fn));
+		*friction = wd2_scale(A, wd2_neg(A, tangent), ft);
+	}
+	*normal = wd2_scale(A, wd2_neg(A, n), fn);
+}
+
+/* Explicit integration of a contact spring k with one-sided damper k_d over
+ * the relative coordinate (inverse mass w) is stable only while
+ * k·dt²·w + 2·k_d·dt·w < 4 (Jury's test on semi-implicit Euler). */
+static bool check_stable(ClStepContext *ctx, const CompliantWork *W, double w, int ball, int other)
+{
+	double dt = W->dt;
+	double a = W->stiffness * dt * dt * w, b = W->damping * dt * w;
+	if (a + 2.0 * b < 4.0)
+		return true;
+	const ClScene *scene = ctx->scene;
+	double dt_max = W->stiffness > 0.0 ? (-W->damping * w + sqrt(W->damping * W->damping * w * w +
+																				   4.0 * W->stiffness * w)) /
+											 (W->stiffness * w)
+										 : 2.0 / (W->damping * w);
+	cl_step_fail(ctx, CL_STATUS_DIVERGED,
+				 "step %d (t = %g s): ball \"%s\" touching %s \"%s\": stiffness*dt^2/m + 2*damping*dt/m = %.3g "
+				 "exceeds 4, so semi-implicit Euler is unstable for this contact (use dt < %.3g s or a lower "
+				 "stiffness)",
+				 ctx->step, ctx->step * ctx->dt, scene->balls[ball].id, other < 0 ? "wall" : "ball",
+				 other < 0 ? scene->walls[-1 - other].id : scene->balls[other].id, a + 2.0 * b, dt_max);
+	return false;
+}
+
+static void note_contact(ClStepContext *ctx, CompliantWork *W, int ball, int slot, bool active)
+{
+	unsigned char *flag = &W->touching[(size_t)ball * (size_t)(W->walls + W->balls) + (size_t)slot];
+	bool report = active && !*flag && (slot < W->walls || slot - W->walls > ball);
+	if (report)
+		cl_step_contact(ctx, ctx->step * ctx->dt, ball, slot < W->walls ? -1 - slot : slot - W->walls);
+	*flag = active;
+}
+
+/* f += contact force; the Jacobian of f w.r.t. this ball's (x, v) goes to own,
+ * w.r.t. the other ball's to other (NULL for a wall). Friction is added
+ * before the normal force, as Warp's kernel did. */
+static void accumulate(const WdArith *A, double f[2], double own[8], double *other, const Wd2 *friction, bool slips,
+					   const Wd2 *normal)
+{
+	for (int pass = slips ? 0 : 1; pass < 2; pass++) {
+		const Wd2 *term = pass == 0 ? friction : normal;
+		const Wd *c[2] = {&term->x, &term->y};
+		for (int r = 0; r < 2; r++) {
+			f[r] = cl_round(A->f32, f[r] + c[r]->v);
+			for (int k = 0; k < A->n && k < SEEDS_PLANE; k++)
+				own[4 * r + k] += c[r]->d[k];
+			for (int k = SEEDS_PLANE; k < A->n; k++)
+				other[4 * r + k - SEEDS_PLANE] += c[r]->d[k];
+		}
+	}
+}
+
+static void compliant_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+{
+	CompliantWork *W = ctx->workspace;
+	if (ctx->step == 0)
+		compliant_prepare(W, ctx);
+	bool f32 = W->f32;
+	double dt = W->dt;
+	ClTape *tape = ctx->tape;
+	if (tape)
+		cl_tape_factor(tape);
+	for (int i = 0; i < W->balls; i++) {
+		const double *si = s + 4 * i;
+		double x[2] = {cl_round(f32, si[0]), cl_round(f32, si[1])};
+		double v[2] = {cl_round(f32, si[2]), cl_round(f32, si[3])};
+		double f[2] = {cl_round(f32, u[2 * i]), cl_round(f32, u[2 * i + 1])};
+		double w = W->inverse_mass[i];
+		double own[8] = {0}; /* d f / d (x_i, v_i), 2×4 */
+		int partners = 0;
+
+		WdArith plane = {f32, tape ? SEEDS_PLANE : 0};
+		for (int k = 0; k < W->walls; k++) {
+			bool active = in_contact(W, wd_plane_gap(f32, W->offset[k], W->normal + 2 * k, x[0], x[1], W->radius[i]));
+			note_contact(ctx, W, i, k, active);
+			if (!active)
+				continue;
+			Wd2 xi = wd2_seed(&plane, x[0], x[1], SEED_X), vi = wd2_seed(&plane, v[0], v[1], SEED_V);
+			Wd2 n = wd2_const(&plane, W->normal[2 * k], W->normal[2 * k + 1]);
+			Wd err = wd_sub(&plane, wd_add(&plane, wd_const(&plane, W->offset[k]), wd2_dot(&plane, xi, n)),
+							wd_const(&plane, W->radius[i]));
+			check_stable(ctx, W, w, i, -1 - k);
+			Wd2 friction, normal;
+			bool slips;
+			spring_damper(&plane, W, n, err, vi, &friction, &slips, &normal);
+			accumulate(&plane, f, own, NULL, &friction, slips, &normal);
+		}
+
+		WdArith pair = {f32, tape ? SEEDS_PAIR : 0};
+		for (int j = 0; j < W->balls; j++) {
+			if (j == i)
+				continue;
+			const double *sj = s + 4 * j;
+			double radii = cl_round(f32, W->radius[i] + W->radius[j]);
+			double xj[2] = {cl_round(f32, sj[0]), cl_round(f32, sj[1])};
+			bool active = in_contact(W, wd_pair_gap(f32, x[0], x[1], xj[0], xj[1], radii));
+			note_contact(ctx, W, i, W->walls + j, active);
+			if (!active)
+				continue;
+			Wd2 xs = wd2_seed(&pair, x[0], x[1], SEED_X), vs = wd2_seed(&pair, v[0], v[1], SEED_V);
+			Wd2 xo = wd2_seed(&pair, xj[0], xj[1], SEED_OTHER);
+			Wd2 delta = wd2_sub(&pair, xs, xo);
+			Wd d = wd2_length(&pair, delta);
+			Wd err = wd_sub(&pair, d, wd_const(&pair, radii));
+			check_stable(ctx, W, w + W->inverse_mass[j], i, j);
+			Wd2 vo = wd2_seed(&pair, cl_round(f32, sj[2]), cl_round(f32, sj[3]), SEED_OTHER + 2);
+			Wd2 n = wd2_div(&pair, delta, d);
+			Wd2 friction, normal;
+			bool slips;
+			double *other = W->partner_force + 8 * partners;
+			memset(other, 0, 8 * sizeof(double));
+			W->partner[partners++] = j;
+			spring_damper(&pair, W, n, err, wd2_sub(&pair, vs, vo), &friction, &slips, &normal);
+			accumulate(&pair, f, own, other, &friction, slips, &normal);
+		}
+
+		/* Warp: v1 = v0 + (f·w + g·step(−w))·dt, x1 = x0 + v1·dt */
+		double *out = s_next + 4 * i;
+		for (int r = 0; r < 2; r++) {
+			double a = cl_round(f32, cl_round(f32, f[r] * w) + W->gravity[r]);
+			out[2 + r] = cl_round(f32, v[r] + cl_round(f32, a * dt));
+			out[r] = cl_round(f32, x[r] + cl_round(f32, out[2 + r] * dt));
+		}
+		if (!tape)
+			continue;
+		/* dv' = dv + dt·w·df, dx' = dx + dt·dv' */
+		double *A = cl_tape_a(tape, i, i);
+		double *B = cl_tape_b(tape, i, i);
+		for (int r = 0; r < 2; r++) {
+			for (int c = 0; c < 4; c++) {
+				double dv = (c == 2 + r ? 1.0 : 0.0) + dt * w * own[4 * r + c];
+				A[4 * (2 + r) + c] = dv;
+				A[4 * r + c] = (c == r ? 1.0 : 0.0) + dt * dv;
+			}
+			B[2 * (2 + r) + r] = dt * w;
+			B[2 * r + r] = dt * dt * w;
+		}
+		for (int p = 0; p < partners; p++) {
+			double *Ap = cl_tape_a(tape, i, W->partner[p]);
+			const double *F = W->partner_force + 8 * p;
+			for (int r = 0; r < 2; r++)
+				for (int c = 0; c < 4; c++) {
+					double dv = dt * w * F[4 * r + c];
+					Ap[4 * (2 + r) + c] = dv;
+					Ap[4 * r + c] = dt * dv;
+				}
+		}
+	}
 }
 
 static const ClParamDesc compliant_warp_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 0, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
+	[PARAM_STIFFNESS] = {"stiffness", CL_PARAM_KIND_REAL, 1e4, 0, 1e12, "N/m",
+						 "normal spring constant k_n of every contact (the paper: 1e4)", NULL},
+	[PARAM_DAMPING] = {"damping", CL_PARAM_KIND_REAL, 0, 0, 1e6, "N·s/m",
+					   "normal damper k_d, acting only while approaching (the paper's Task 2: 10)", NULL},
+	[PARAM_PRECISION] = {"precision", CL_PARAM_KIND_CHOICE, CL_PRECISION_FLOAT32, 0, 1, "",
+						 "arithmetic of the forward pass (Warp 0.2.0 ran float32)", cl_precision_choices},
 };
 
 const ClBackend cl_backend_compliant_warp = {
@@ -21,9 +284,27 @@ const ClBackend cl_backend_compliant_warp = {
 		.mirrors = "Warp",
 		.toi = false,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
+		.summary =
+			"Spring–damper contact with Coulomb friction and semi-implicit Euler, as the paper's Warp 0.2.0 "
+			"scripts ran it. Forces use the start-of-step state: per contact with gap err = distance − radii, "
+			"f_n = err·k_n + min(v_n, 0)·k_d (the damper acts only while approaching), friction −t̂·μ|f_n| when "
+			"|v_t| > 1e-6, accumulated as control, then for every wall in order friction and normal force, then "
+			"the other balls; v' = v + (f/m + g)·dt, x' = x + v'·dt. Generalisations: any wall normal "
+			"(gap n·x − n·p − r), any number of balls with pairwise contacts (normal from the other ball's "
+			"centre, damping and friction on the relative velocity), masses through the inverse mass. Tasks 1 "
+			"and 3 are the k_d = 0, μ = 0 case of Task 2's kernel; their kernels test err ≤ 0 where Task 2's "
+			"tests err < 0, so contact means err ≤ 0 when damping and friction are both zero and err < 0 "
+			"otherwise, which is each kernel exactly. Elasticity is not used: restitution emerges from k_n, k_d "
+			"and dt. Float32 by default, every constant rounded once. The gradient is the exact derivative of "
+			"this forward map (Warp's autodiff: branches constant, min ties to its second argument), but not of "
+			"the physics: contact lasts a few steps whose count jumps with the initial state, the spring stores "
+			"and returns energy with an error of order k_n·dt², and the friction direction carries no gradient, "
+			"so e.g. Task 1's ∂y_N/∂y_0 is −1.568 instead of −1. If k_n·dt²/m + 2·k_d·dt/m ≥ 4 at a contact "
+			"the explicit scheme is unstable and the run stops as diverged.",
 		.params = compliant_warp_params,
-		.param_count = 1,
+		.param_count = PARAM_COUNT,
 	},
-	.step = placeholder_step,
+	.create = compliant_create,
+	.destroy = compliant_destroy,
+	.step = compliant_step,
 };

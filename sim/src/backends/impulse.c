@@ -1,17 +1,263 @@
-/* PLACEHOLDER: replaced by the backend's implementation. */
+/* DiffTaichi's direct velocity impulse, with and without time of impact
+ * (backends-paper.md §1): each step first collides the start-of-step state
+ * (a velocity impulse per contact, plus a TOI position correction), then
+ * advances with symplectic Euler. Forward pass in the peer's float32 order;
+ * the recorded Jacobian is the peer's autodiff gradient (contact_dual.h).
+ */
 #include "../core.h"
+#include "contact_dual.h"
 
-static void placeholder_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+#include <stdlib.h>
+#include <string.h>
+
+enum { PARAM_PRECISION, PARAM_TOI_CLAMP };
+
+typedef struct ImpulseWorkspace {
+	double *state;   /* 4 per ball: the start-of-step state in working precision */
+	double *impulse; /* 4 per ball: accumulated Δx (2) and Δv (2) */
+} ImpulseWorkspace;
+
+/* The step's constants, each rounded once like the peer's. */
+typedef struct ImpulseRule {
+	ClArith value;   /* value-only evaluation (detection, no tape) */
+	ClArith tangent; /* with tangents along two balls' states */
+	bool toi;
+	double dt;
+	double clamp;   /* −threshold of min(−10⁻³, s) */
+	double elastic; /* −(1+e), a compile-time constant in Taichi: no derivative */
+} ImpulseRule;
+
+static void *impulse_create(const ClScene *scene, const double *params)
 {
-	(void)s;
-	(void)u;
-	(void)s_next;
-	cl_step_fail(ctx, CL_STATUS_UNSUPPORTED, "backend not implemented yet");
+	(void)params;
+	ImpulseWorkspace *ws = calloc(1, sizeof *ws);
+	size_t n = 4 * (size_t)(scene->ball_count ? scene->ball_count : 1);
+	if (!ws || !(ws->state = calloc(n, sizeof(double))) || !(ws->impulse = calloc(n, sizeof(double))))
+		abort();
+	return ws;
+}
+
+static void impulse_destroy(void *workspace)
+{
+	ImpulseWorkspace *ws = workspace;
+	free(ws->state);
+	free(ws->impulse);
+	free(ws);
+}
+
+/* Δx = min(τ − dt, 0)·Δv with τ = gap / min(−10⁻³, s): both min() return
+ * their first argument on ties (and pass it the derivative). */
+static void toi_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap, ClDual normal_speed, ClDual out[4])
+{
+	ClDual denominator = normal_speed.v < rule->clamp ? normal_speed : cl_dual_const(rule->clamp);
+	ClDual tau = cl_dual_div(m, gap, denominator);
+	ClDual shift = cl_dual_sub(m, tau, cl_dual_const(rule->dt));
+	if (!(shift.v <= 0.0))
+		shift = cl_dual_const(0.0);
+	out[0] = cl_dual_mul(m, shift, out[2]);
+	out[1] = cl_dual_mul(m, shift, out[3]);
+}
+
+/* One plane against ball b (§1.1, generalised to any normal: gap
+ * n·(x + dt·v − point), s = n·v). Fills out = (Δx, Δv); false when the
+ * plane is no candidate or the ball is not approaching. */
+static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double *state, double radius,
+						 const ClWall *wall, ClDual out[4])
+{
+	ClDual b[4];
+	cl_dual_ball(m, state, 0, b);
+	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
+	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
+	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
+	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(cl_arith_round(m, wall->point.x)));
+	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(cl_arith_round(m, wall->point.y)));
+	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
+	if (!(distance.v < radius))
+		return false;
+	ClDual normal_speed = cl_dual_add(m, cl_dual_scale(m, nx, b[2]), cl_dual_scale(m, ny, b[3]));
+	if (!(normal_speed.v < 0.0))
+		return false;
+	ClDual impulse = cl_dual_scale(m, rule->elastic, normal_speed);
+	out[2] = cl_dual_scale(m, nx, impulse);
+	out[3] = cl_dual_scale(m, ny, impulse);
+	if (rule->toi)
+		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(radius)), normal_speed, out);
+	else
+		out[0] = out[1] = cl_dual_const(0.0);
+	return true;
+}
+
+/* Ball a's side of a ball–ball contact with ball b (§1.2): the normal is
+ * differentiable; factor = −(1+e)·m_b/(m_a + m_b) (−(1+e)·½ for equal masses). */
+static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double *state_a, const double *state_b,
+						 double reach, double factor, ClDual out[4])
+{
+	ClDual a[4], b[4];
+	cl_dual_ball(m, state_a, 0, a);
+	cl_dual_ball(m, state_b, 4, b);
+	ClDual dx = cl_dual_sub(m, cl_dual_add(m, a[0], cl_dual_scale(m, rule->dt, a[2])),
+							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
+	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
+							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
+	ClDual distance = cl_dual_sqrt(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
+	if (!(distance.v < reach))
+		return false;
+	ClDual inverse = cl_dual_div(m, cl_dual_const(1.0), distance);
+	ClDual nx = cl_dual_mul(m, dx, inverse), ny = cl_dual_mul(m, dy, inverse);
+	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, cl_dual_sub(m, a[2], b[2])),
+									  cl_dual_mul(m, ny, cl_dual_sub(m, a[3], b[3])));
+	if (!(normal_speed.v < 0.0))
+		return false;
+	ClDual impulse = cl_dual_scale(m, factor, normal_speed);
+	out[2] = cl_dual_mul(m, impulse, nx);
+	out[3] = cl_dual_mul(m, impulse, ny);
+	if (rule->toi)
+		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(reach)), normal_speed, out);
+	else
+		out[0] = out[1] = cl_dual_const(0.0);
+	return true;
+}
+
+/* Ball row's d(x', v')/d(state of col) through one contact's (Δx, Δv),
+ * whose tangents sit in slots first..first+3: x' = (x + dt·v') + Δx. */
+static void record_contact(ClTape *tape, int row, int col, const ClDual out[4], int first, double dt)
+{
+	double *a = cl_tape_a(tape, row, col);
+	for (int c = 0; c < 4; c++) {
+		double dvx = out[2].d[first + c], dvy = out[3].d[first + c];
+		a[c] = out[0].d[first + c] + dt * dvx;
+		a[4 + c] = out[1].d[first + c] + dt * dvy;
+		a[8 + c] = dvx;
+		a[12 + c] = dvy;
+	}
+}
+
+static void accumulate(const ClArith *m, double *impulse, const ClDual out[4], bool toi)
+{
+	for (int k = toi ? 0 : 2; k < 4; k++)
+		impulse[k] = cl_arith_round(m, impulse[k] + out[k].v);
+}
+
+static void impulse_step(ClStepContext *ctx, const double *s, const double *u, double *s_next, bool toi)
+{
+	const ClScene *scene = ctx->scene;
+	ImpulseWorkspace *ws = ctx->workspace;
+	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
+	ImpulseRule rule = {
+		.value = {f32, 0},
+		.tangent = {f32, CL_DUAL_SLOTS},
+		.toi = toi,
+		.dt = cl_round(f32, ctx->dt),
+		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,
+		.elastic = cl_round(f32, -(1.0 + scene->elasticity)),
+	};
+	const ClArith *m = &rule.value;
+	int nb = scene->ball_count;
+	for (int i = 0; i < 4 * nb; i++)
+		ws->state[i] = cl_round(f32, s[i]);
+	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
+	ClTape *tape = ctx->tape;
+	if (tape)
+		cl_tape_factor(tape);
+	double time = ctx->step * ctx->dt;
+
+	/* collide: every ball against every plane, then every other ball, all
+	 * from the start-of-step state (Taichi's collide kernel) */
+	for (int i = 0; i < nb; i++) {
+		const ClBall *ball = &scene->balls[i];
+		double radius = cl_round(f32, ball->radius);
+		const double *state = ws->state + 4 * i;
+		ClDual out[4];
+		for (int w = 0; w < scene->wall_count; w++) {
+			if (!cl_wall_may_touch(state, rule.dt, &scene->walls[w], radius) ||
+				!wall_impulse(m, &rule, state, radius, &scene->walls[w], out))
+				continue;
+			cl_step_contact(ctx, time, i, -1 - w);
+			if (tape) {
+				wall_impulse(&rule.tangent, &rule, state, radius, &scene->walls[w], out);
+				record_contact(tape, i, i, out, 0, rule.dt);
+			}
+			accumulate(m, ws->impulse + 4 * i, out, toi);
+		}
+		for (int o = 0; o < nb; o++) {
+			if (o == i)
+				continue;
+			const ClBall *other = &scene->balls[o];
+			double reach = cl_round(f32, radius + cl_round(f32, other->radius));
+			const double *state_other = ws->state + 4 * o;
+			if (!cl_pair_may_touch(state, state_other, rule.dt, reach))
+				continue;
+			double factor = cl_round(f32, -(1.0 + scene->elasticity) * other->mass / (ball->mass + other->mass));
+			if (!ball_impulse(m, &rule, state, state_other, reach, factor, out))
+				continue;
+			if (i < o)
+				cl_step_contact(ctx, time, i, o);
+			if (tape) {
+				ball_impulse(&rule.tangent, &rule, state, state_other, reach, factor, out);
+				record_contact(tape, i, i, out, 0, rule.dt);
+				record_contact(tape, i, o, out, 4, rule.dt);
+			}
+			accumulate(m, ws->impulse + 4 * i, out, toi);
+		}
+	}
+
+	/* advance: v' = ((v + Δv) + g·dt) + (u/m)·dt; x' = (x + dt·v') [+ Δx] */
+	double gravity_dt[2] = {cl_round(f32, cl_round(f32, scene->gravity.x) * rule.dt),
+							cl_round(f32, cl_round(f32, scene->gravity.y) * rule.dt)};
+	for (int i = 0; i < nb; i++) {
+		const double *x = ws->state + 4 * i, *impulse = ws->impulse + 4 * i;
+		double *next = s_next + 4 * i;
+		double mass = cl_round(f32, scene->balls[i].mass);
+		for (int k = 0; k < 2; k++) {
+			double acceleration = cl_round(f32, cl_round(f32, u[2 * i + k]) / mass);
+			double v = cl_round(f32, cl_round(f32, x[2 + k] + impulse[2 + k]) + gravity_dt[k]);
+			v = cl_round(f32, v + cl_round(f32, acceleration * rule.dt));
+			double p = cl_round(f32, x[k] + cl_round(f32, rule.dt * v));
+			next[k] = toi ? cl_round(f32, p + impulse[k]) : p;
+			next[2 + k] = v;
+		}
+		if (tape) {
+			double *a = cl_tape_a(tape, i, i), *bu = cl_tape_b(tape, i, i);
+			double dt = rule.dt, du = dt / mass;
+			a[0] = a[5] = a[10] = a[15] = 1.0;
+			a[2] = a[7] = dt;
+			bu[0] = bu[3] = dt * du;
+			bu[4] = bu[7] = du;
+		}
+	}
+}
+
+static void impulse_toi_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+{
+	impulse_step(ctx, s, u, s_next, true);
+}
+
+static void impulse_plain_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+{
+	impulse_step(ctx, s, u, s_next, false);
 }
 
 static const ClParamDesc impulse_toi_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 0, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
+	{"precision", CL_PARAM_KIND_CHOICE, CL_PRECISION_FLOAT32, 0, 1, "",
+	 "arithmetic of the forward pass (the peer ran Taichi in float32)", cl_precision_choices},
+	{"toi_clamp", CL_PARAM_KIND_REAL, 1e-3, 0, 1, "m/s",
+	 "TOI denominator clamp: tau = gap / min(-clamp, n.v) (DiffTaichi: 1e-3)", NULL},
 };
+
+static const ClParamDesc impulse_params[] = {
+	{"precision", CL_PARAM_KIND_CHOICE, CL_PRECISION_FLOAT32, 0, 1, "",
+	 "arithmetic of the forward pass (the peer ran Taichi in float32)", cl_precision_choices},
+};
+
+#define IMPULSE_SUMMARY_COMMON                                                                                       \
+	"Direct velocity impulse as in the DiffTaichi scripts: contacts are detected on the predicted position x + "   \
+	"dt*v (gap n.(x + dt*v - point) < r for any wall normal, distance < r_a + r_b for balls, every ordered ball "    \
+	"pair as Taichi's loop does) and are active while approaching (s = n.v < 0); the impulse -(1+e)*s*n is "        \
+	"applied to the start-of-step velocity, then v' = ((v + dv) + g*dt) + (u/m)*dt and x' = x + dt*v'. A ball "    \
+	"receives the share m_other/(m_a + m_b) of a ball-ball impulse (1/2 for equal masses, as in the paper); "       \
+	"several contacts of one ball simply add. No friction: DiffTaichi has none, so the scene's friction is "       \
+	"ignored. Float32 by default, every constant rounded once, no FMA. The gradient is the peer's autodiff: "       \
+	"branches constant, (1+e) a constant, the ball-ball normal differentiable. "
 
 const ClBackend cl_backend_impulse_toi = {
 	.info = {
@@ -21,15 +267,17 @@ const ClBackend cl_backend_impulse_toi = {
 		.mirrors = "DiffTaichi",
 		.toi = true,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
+		.summary = IMPULSE_SUMMARY_COMMON
+		"With TOI the position is corrected by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s), so the step "
+		"moves piecewise linearly through the impact and Task 1's gradients are right (-1, -1). Its gradient "
+		"still misses the saltation's acceleration term: under gravity or a control at impact (Task 2's "
+		"d/dvy0, all of Task 3) it converges to the wrong value.",
 		.params = impulse_toi_params,
-		.param_count = 1,
+		.param_count = 2,
 	},
-	.step = placeholder_step,
-};
-
-static const ClParamDesc impulse_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 0, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
+	.create = impulse_create,
+	.destroy = impulse_destroy,
+	.step = impulse_toi_step,
 };
 
 const ClBackend cl_backend_impulse = {
@@ -40,9 +288,14 @@ const ClBackend cl_backend_impulse = {
 		.mirrors = "DiffTaichi",
 		.toi = false,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
+		.summary = IMPULSE_SUMMARY_COMMON
+		"Without TOI the position is not corrected, so the time lost at an impact is never accounted for: "
+		"Task 1's d(final height)/d(initial height) is +1 instead of -1, and gradients through an impact are "
+		"those of a step-quantised collision time.",
 		.params = impulse_params,
 		.param_count = 1,
 	},
-	.step = placeholder_step,
+	.create = impulse_create,
+	.destroy = impulse_destroy,
+	.step = impulse_plain_step,
 };

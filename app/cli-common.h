@@ -1,0 +1,44 @@
+/* Shared pieces of the subcommands: option parsing, scenes, backends, output. */
+#pragma once
+
+#include "contactlab/sim.h"
+
+#include <glib.h>
+
+/* Exit statuses. */
+enum { CL_EXIT_OK = 0, CL_EXIT_FAILED = 1, CL_EXIT_BAD_INPUT = 2 };
+
+/* Prints "contactlab: MESSAGE" on stderr and returns status. */
+int cl_cli_fail(int status, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* Parses a subcommand's options (argv[0] is the subcommand). On success
+ * *positional holds the remaining arguments (free with g_strfreev). */
+gboolean cl_cli_parse_options(const char *command, const char *parameter_string, const char *summary,
+							  GOptionEntry *entries, int argc, char **argv, char ***positional, GError **error);
+
+/* SCENE is a file path or a preset id; the settings (--set) are applied and
+ * the result validated. */
+ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);
+
+/* Backend ids from repeated and/or comma-separated --backend options; all
+ * registered backends when ids is NULL or empty. */
+GArray *cl_cli_backends(char **ids, GError **error);
+
+/* The backend's own central-difference step for a parameter value:
+ * 1e-6·max(1, |x|), or 1e-4·max(1, |x|) for float32 backends. */
+double cl_cli_fd_step(const ClScene *scene, int backend, double value);
+
+gboolean cl_cli_is_float32(const ClScene *scene, int backend);
+
+/* "ok" or "NAME at step K: MESSAGE". */
+char *cl_cli_status_text(const ClStatus *status);
+
+/* Checks --format against a NULL-terminated list. */
+gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);
+
+int cl_cmd_gradients(int argc, char **argv);
+int cl_cmd_optimize(int argc, char **argv);
+int cl_cmd_simulate(int argc, char **argv);
+int cl_cmd_backends(int argc, char **argv);
+int cl_cmd_reproduce(int argc, char **argv);
+int cl_cmd_bench(int argc, char **argv);

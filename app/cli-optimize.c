@@ -1,0 +1,285 @@
+/* contactlab optimize: gradient descent on the scene's optimization problem. */
+#include "cli-common.h"
+#include "numbers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+	const ClParam *params;
+	int count;
+	GArray *scalars;   /* indices of the parameters that are not controls */
+	GArray *history;   /* scalars->len values per iteration, at which its loss was taken */
+	double *current;   /* the values the next iteration's loss is taken at */
+} Recorder;
+
+static bool record_iteration(int iteration, double loss, const double *parameters, void *user)
+{
+	(void)iteration;
+	(void)loss;
+	Recorder *rec = user;
+	g_array_append_vals(rec->history, rec->current, rec->scalars->len);
+	for (guint k = 0; k < rec->scalars->len; k++)
+		rec->current[k] = parameters[g_array_index(rec->scalars, int, k)];
+	return true;
+}
+
+static double loss_under(const ClScene *scene, int backend, ClStatus *status)
+{
+	ClRollout *rollout = cl_rollout_new(scene, backend);
+	cl_rollout_run(rollout, NULL, NULL, false);
+	double loss = cl_rollout_loss(rollout);
+	*status = *cl_rollout_status(rollout);
+	cl_rollout_free(rollout);
+	return loss;
+}
+
+static void print_loss(const char *label, double loss, const ClStatus *status)
+{
+	char *text = cl_cli_status_text(status);
+	printf("%-40s %s%s%s\n", label, cl_format_number(loss).text, status->code == CL_STATUS_OK ? "" : "  ",
+		   status->code == CL_STATUS_OK ? "" : text);
+	g_free(text);
+}
+
+/* The controlled balls' final controls: step,ux,uy (ball,step,ux,uy for several). */
+static GString *controls_csv(const ClScene *scene, const ClParam *params, int count, const double *values)
+{
+	GArray *balls = g_array_new(FALSE, FALSE, sizeof(int));
+	for (int k = 0; k < count; k++)
+		if (params[k].target == CL_PARAM_CONTROL) {
+			gboolean seen = FALSE;
+			for (guint i = 0; i < balls->len; i++)
+				seen |= g_array_index(balls, int, i) == params[k].ball;
+			if (!seen)
+				g_array_append_val(balls, params[k].ball);
+		}
+	double *u = g_new0(double, (gsize)2 * (gsize)scene->steps * (gsize)scene->ball_count + 1);
+	for (int k = 0; k < count; k++)
+		if (params[k].target == CL_PARAM_CONTROL)
+			u[2 * ((gsize)params[k].step * (gsize)scene->ball_count + (gsize)params[k].ball) + (gsize)params[k].axis] =
+				values[k];
+	GString *out = g_string_new(balls->len > 1 ? "ball,step,ux,uy\n" : "step,ux,uy\n");
+	for (guint i = 0; i < balls->len; i++) {
+		int ball = g_array_index(balls, int, i);
+		for (int n = 0; n < scene->steps; n++) {
+			const double *f = u + 2 * ((gsize)n * (gsize)scene->ball_count + (gsize)ball);
+			if (balls->len > 1)
+				g_string_append_printf(out, "%s,", scene->balls[ball].id);
+			g_string_append_printf(out, "%d,%s,", n, cl_format_number(f[0]).text);
+			g_string_append_printf(out, "%s\n", cl_format_number(f[1]).text);
+		}
+	}
+	g_free(u);
+	g_array_free(balls, TRUE);
+	return out;
+}
+
+static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char *csv, const char *controls_path)
+{
+	char message[CL_MESSAGE_MAX];
+	int count;
+	ClParam *params = cl_optimize_expand(scene, def, &count, message, sizeof message);
+	if (!params)
+		return cl_cli_fail(CL_EXIT_BAD_INPUT, "%s: %s", scene->name, message);
+	Recorder rec = {.params = params, .count = count};
+	rec.scalars = g_array_new(FALSE, FALSE, sizeof(int));
+	gboolean has_controls = FALSE;
+	for (int k = 0; k < count; k++) {
+		if (params[k].target == CL_PARAM_CONTROL)
+			has_controls = TRUE;
+		else
+			g_array_append_val(rec.scalars, k);
+	}
+	if (controls_path && !has_controls) {
+		g_array_free(rec.scalars, TRUE);
+		g_free(params);
+		return cl_cli_fail(CL_EXIT_BAD_INPUT, "--controls-csv: the scene optimizes no control sequence");
+	}
+	rec.history = g_array_new(FALSE, FALSE, sizeof(double));
+	rec.current = g_new0(double, rec.scalars->len + 1);
+	/* the values the first loss is taken at, stored as the backend stores them */
+	gboolean f32 = cl_cli_is_float32(scene, backend);
+	for (guint k = 0; k < rec.scalars->len; k++) {
+		double x = cl_param_get(scene, &params[g_array_index(rec.scalars, int, k)]);
+		rec.current[k] = f32 ? (double)(float)x : x;
+	}
+	const char *id = cl_backend_info(backend)->id;
+	printf("%s: optimize %d parameter%s with %s, %s, learning rate %s, %d iterations\n", scene->name, count,
+		   count == 1 ? "" : "s", id, def->optimizer == CL_OPTIMIZER_ADAM ? "Adam" : "gradient descent",
+		   cl_format_number(def->learning_rate).text, def->iterations);
+	ClOptimizeResult result;
+	gboolean ok = cl_optimize(scene, backend, def, record_iteration, &rec, &result);
+	int status = CL_EXIT_OK;
+	if (!ok) {
+		char *text = cl_cli_status_text(&result.status);
+		status = cl_cli_fail(CL_EXIT_FAILED, "%s: optimization stopped after %d iterations: %s", id,
+							 result.iterations_done, text);
+		g_free(text);
+		goto out;
+	}
+	if (result.status.code != CL_STATUS_OK) {
+		char *text = cl_cli_status_text(&result.status);
+		fprintf(stderr, "contactlab: warning: %s: %s\n", id, text);
+		g_free(text);
+	}
+	ClScene *final = cl_scene_copy(scene);
+	cl_optimize_apply(final, params, count, result.parameters);
+	ClStatus own_status, exact_status;
+	double own = loss_under(final, backend, &own_status);
+	double exact = cl_backend_find("exact") >= 0 ? loss_under(final, cl_backend_find("exact"), &exact_status) : NAN;
+	if (result.iterations_done > 0) {
+		printf("%-40s %s\n", "loss at iteration 0", cl_format_number(result.loss[0]).text);
+		char label[64];
+		snprintf(label, sizeof label, "loss at iteration %d", result.iterations_done - 1);
+		printf("%-40s %s\n", label, cl_format_number(result.loss[result.iterations_done - 1]).text);
+	}
+	char label[96];
+	snprintf(label, sizeof label, "final loss (%s)", id);
+	print_loss(label, own, &own_status);
+	print_loss("final parameters' loss under exact", exact, &exact_status);
+	for (guint k = 0; k < rec.scalars->len; k++) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, &params[g_array_index(rec.scalars, int, k)], name, sizeof name);
+		printf("%-40s %s\n", name, cl_format_number(rec.current[k]).text);
+	}
+	if (has_controls) {
+		for (int k = 0; k < count; k++)
+			if (params[k].target == CL_PARAM_CONTROL && params[k].axis == 0 &&
+				(params[k].step == 0 || params[k].step == scene->steps - 1)) {
+				char name[CL_NAME_MAX];
+				snprintf(name, sizeof name, "%s.control[%d]", scene->balls[params[k].ball].id, params[k].step);
+				printf("%-40s (%s, ", name, cl_format_number(result.parameters[k]).text);
+				printf("%s)\n", cl_format_number(result.parameters[k + 1]).text);
+			}
+		if (!controls_path)
+			printf("(all %d controls: --controls-csv FILE)\n", scene->steps);
+	}
+	if (csv) {
+		GString *out = g_string_new("iteration,loss");
+		for (guint k = 0; k < rec.scalars->len; k++) {
+			char name[CL_NAME_MAX];
+			cl_param_name(scene, &params[g_array_index(rec.scalars, int, k)], name, sizeof name);
+			g_string_append_printf(out, ",%s", name);
+		}
+		g_string_append_c(out, '\n');
+		/* one row per iteration (its loss and the values it was taken at), then the final values */
+		for (int it = 0; it <= result.iterations_done; it++) {
+			double loss = it < result.iterations_done ? result.loss[it] : own;
+			const double *values = it < result.iterations_done
+									   ? &g_array_index(rec.history, double, (gsize)it * rec.scalars->len)
+									   : rec.current;
+			g_string_append_printf(out, "%d,%s", it, cl_format_number(loss).text);
+			for (guint k = 0; k < rec.scalars->len; k++)
+				g_string_append_printf(out, ",%s", cl_format_number(values[k]).text);
+			g_string_append_c(out, '\n');
+		}
+		GError *error = NULL;
+		if (!cl_write_output(csv, out, &error)) {
+			status = cl_cli_fail(CL_EXIT_FAILED, "%s", error->message);
+			g_error_free(error);
+		}
+		g_string_free(out, TRUE);
+	}
+	if (controls_path) {
+		GString *out = controls_csv(scene, params, count, result.parameters);
+		GError *error = NULL;
+		if (!cl_write_output(controls_path, out, &error)) {
+			status = cl_cli_fail(CL_EXIT_FAILED, "%s", error->message);
+			g_error_free(error);
+		}
+		g_string_free(out, TRUE);
+	}
+	cl_scene_free(final);
+out:
+	cl_optimize_result_clear(&result);
+	g_free(rec.current);
+	g_array_free(rec.history, TRUE);
+	g_array_free(rec.scalars, TRUE);
+	g_free(params);
+	return status;
+}
+
+int cl_cmd_optimize(int argc, char **argv)
+{
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL;
+	int iterations = -1;
+	GOptionEntry entries[] = {
+		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
+		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
+		{"iters", 0, 0, G_OPTION_ARG_INT, &iterations, "Iterations (default: the scene's)", "N"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write iteration,loss,PARAM… (- for stdout)", "FILE"},
+		{"controls-csv", 0, 0, G_OPTION_ARG_FILENAME, &controls, "Write the learned controls step,ux,uy", "FILE"},
+		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
+		G_OPTION_ENTRY_NULL,
+	};
+	char **positional = NULL;
+	GError *error = NULL;
+	ClScene *scene = NULL;
+	GArray *backends = NULL;
+	int status = CL_EXIT_BAD_INPUT;
+	if (!cl_cli_parse_options("optimize", "SCENE",
+							  "Runs the scene's optimization (optimize.parameters) with one backend and prints the\n"
+							  "final loss and parameters, and the final parameters' loss under the exact dynamics.",
+							  entries, argc, argv, &positional, &error))
+		goto out;
+	if (g_strv_length(positional) != 1) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"optimize: expected one SCENE (a scene file or a preset id), got %u arguments",
+					g_strv_length(positional));
+		goto out;
+	}
+	if (!backend_ids) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "optimize: --backend ID is required");
+		goto out;
+	}
+	if (!(backends = cl_cli_backends(backend_ids, &error)))
+		goto out;
+	if (backends->len != 1) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "optimize: give exactly one --backend");
+		goto out;
+	}
+	if (!(scene = cl_cli_load_scene(positional[0], settings, &error)))
+		goto out;
+	ClOptimizeDef def = scene->optimize;
+	if (lr_text) {
+		char *end;
+		double lr = g_ascii_strtod(lr_text, &end);
+		if (*end || !lr_text[0] || !isfinite(lr) || lr <= 0) {
+			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--lr %s: expected a positive number",
+						lr_text);
+			goto out;
+		}
+		def.learning_rate = lr;
+	}
+	if (iterations != -1) {
+		if (iterations < 0 || iterations > 1000000) {
+			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--iters %d: expected 0 … 1000000",
+						iterations);
+			goto out;
+		}
+		def.iterations = iterations;
+	}
+	if (def.parameter_count == 0) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"%s: the scene has nothing to optimize (its optimize.parameters is empty)", positional[0]);
+		goto out;
+	}
+	status = run(scene, g_array_index(backends, int, 0), &def, csv, controls);
+out:
+	if (error) {
+		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
+		g_error_free(error);
+	}
+	if (backends)
+		g_array_free(backends, TRUE);
+	cl_scene_free(scene);
+	g_strfreev(positional);
+	g_strfreev(backend_ids);
+	g_strfreev(settings);
+	g_free(csv);
+	g_free(controls);
+	g_free(lr_text);
+	return status;
+}

@@ -1,0 +1,87 @@
+/* contactlab simulate: trajectories of every chosen backend as CSV. */
+#include "cli-common.h"
+#include "numbers.h"
+
+#include <stdio.h>
+
+static void put_trajectory(GString *out, const ClScene *scene, int backend, const ClRollout *rollout)
+{
+	const char *id = cl_backend_info(backend)->id;
+	const double *states = cl_rollout_states(rollout);
+	int ns = cl_state_size(scene);
+	double dt = cl_scene_dt(scene);
+	for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
+		for (int i = 0; i < scene->ball_count; i++) {
+			const double *s = states + (gsize)n * (gsize)ns + 4 * i;
+			g_string_append_printf(out, "%s,%d,%s,%s", id, n, cl_format_number(n * dt).text, scene->balls[i].id);
+			for (int c = 0; c < 4; c++)
+				g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);
+			g_string_append_c(out, '\n');
+		}
+}
+
+int cl_cmd_simulate(int argc, char **argv)
+{
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
+	GOptionEntry entries[] = {
+		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write the CSV here (default: stdout)", "FILE"},
+		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
+		G_OPTION_ENTRY_NULL,
+	};
+	char **positional = NULL;
+	GError *error = NULL;
+	ClScene *scene = NULL;
+	GArray *backends = NULL;
+	int status = CL_EXIT_BAD_INPUT;
+	if (!cl_cli_parse_options("simulate", "SCENE",
+							  "Simulates the scene with each backend and writes the trajectories as CSV:\n"
+							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step).",
+							  entries, argc, argv, &positional, &error))
+		goto out;
+	if (g_strv_length(positional) != 1) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"simulate: expected one SCENE (a scene file or a preset id), got %u arguments",
+					g_strv_length(positional));
+		goto out;
+	}
+	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
+		goto out;
+	status = CL_EXIT_OK;
+	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
+	for (guint k = 0; k < backends->len; k++) {
+		int backend = g_array_index(backends, int, k);
+		ClRollout *rollout = cl_rollout_new(scene, backend);
+		cl_rollout_run(rollout, NULL, NULL, false);
+		const ClStatus *run_status = cl_rollout_status(rollout);
+		if (run_status->code != CL_STATUS_OK) {
+			char *reason = cl_cli_status_text(run_status);
+			gboolean fatal = cl_rollout_steps_done(rollout) < scene->steps;
+			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
+			g_free(reason);
+			if (fatal)
+				status = CL_EXIT_FAILED;
+		}
+		put_trajectory(text, scene, backend, rollout);
+		cl_rollout_free(rollout);
+	}
+	GError *write_error = NULL;
+	if (!cl_write_output(csv ? csv : "-", text, &write_error)) {
+		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
+		g_error_free(write_error);
+	}
+	g_string_free(text, TRUE);
+out:
+	if (error) {
+		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
+		g_error_free(error);
+	}
+	if (backends)
+		g_array_free(backends, TRUE);
+	cl_scene_free(scene);
+	g_strfreev(positional);
+	g_strfreev(backend_ids);
+	g_strfreev(settings);
+	g_free(csv);
+	return status;
+}

@@ -1,0 +1,26 @@
+/* Locale-independent number text for files and CSV. */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+	char text[32];
+} ClNumberText;
+
+/* The shortest decimal text that reads back to the same double ("0.1",
+ * "-0.39866841646142", "1e+04"); "nan", "inf" and "-inf" otherwise. */
+ClNumberText cl_format_number(double x);
+
+/* Appends a JSON string literal with the escapes JSON requires. */
+void cl_json_append_string(GString *out, const char *s);
+
+/* Appends a CSV field, quoted when it holds a comma, quote or newline. */
+void cl_csv_append_field(GString *out, const char *field);
+
+/* Splits CSV text (RFC 4180 quoting) into rows of fields; NULL-terminated
+ * arrays of NULL-terminated string vectors (free with cl_csv_free). */
+char ***cl_csv_parse(const char *text);
+void cl_csv_free(char ***rows);
+
+/* Writes text to path atomically, or to stdout when path is "-". */
+gboolean cl_write_output(const char *path, const GString *text, GError **error);

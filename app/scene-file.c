@@ -1,0 +1,985 @@
+/* Scene files: JSON version 1, parsed strictly (every key, type and value is
+ * checked, with the JSON path in the message) and written by hand so numbers
+ * are the shortest text that reads back to the same double. */
+#include "scene-file.h"
+
+#include "numbers.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+G_DEFINE_QUARK(cl-scene-file-error-quark, cl_scene_file_error)
+
+/* ------------------------------------------------------------- parsing */
+
+typedef struct {
+	const char *file; /* for messages, may be NULL */
+	GError **error;
+} Reader;
+
+static gboolean bad(Reader *rd, const char *path, const char *format, ...) G_GNUC_PRINTF(3, 4);
+
+static gboolean bad(Reader *rd, const char *path, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	char *reason = g_strdup_vprintf(format, args);
+	va_end(args);
+	if (rd->file)
+		g_set_error(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s: %s", rd->file, path,
+					reason);
+	else
+		g_set_error(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s", path, reason);
+	g_free(reason);
+	return FALSE;
+}
+
+static char *child_path(const char *path, const char *key)
+{
+	return path[0] ? g_strdup_printf("%s.%s", path, key) : g_strdup(key);
+}
+
+static gboolean check_keys(Reader *rd, JsonObject *object, const char *path, const char *const *allowed)
+{
+	GList *members = json_object_get_members(object);
+	gboolean ok = TRUE;
+	for (GList *m = members; m && ok; m = m->next) {
+		const char *key = m->data;
+		if (!g_strv_contains(allowed, key)) {
+			char *joined = g_strjoinv(", ", (char **)allowed);
+			char *p = child_path(path, key);
+			ok = bad(rd, p, "unknown key (expected one of: %s)", joined);
+			g_free(p);
+			g_free(joined);
+		}
+	}
+	g_list_free(members);
+	return ok;
+}
+
+static gboolean is_number(JsonNode *node)
+{
+	if (!JSON_NODE_HOLDS_VALUE(node))
+		return FALSE;
+	GType type = json_node_get_value_type(node);
+	return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
+}
+
+static double number_of(JsonNode *node)
+{
+	return json_node_get_value_type(node) == G_TYPE_INT64 ? (double)json_node_get_int(node)
+														  : json_node_get_double(node);
+}
+
+static gboolean read_number(Reader *rd, JsonNode *node, const char *path, double *out)
+{
+	if (!is_number(node))
+		return bad(rd, path, "must be a number");
+	double x = number_of(node);
+	if (!isfinite(x))
+		return bad(rd, path, "must be a finite number");
+	*out = x;
+	return TRUE;
+}
+
+static gboolean read_vec2(Reader *rd, JsonNode *node, const char *path, ClVec2 *out)
+{
+	if (!JSON_NODE_HOLDS_ARRAY(node) || json_array_get_length(json_node_get_array(node)) != 2)
+		return bad(rd, path, "must be an array of two numbers [x, y]");
+	JsonArray *a = json_node_get_array(node);
+	double v[2];
+	for (guint i = 0; i < 2; i++) {
+		char *p = g_strdup_printf("%s[%u]", path, i);
+		gboolean ok = read_number(rd, json_array_get_element(a, i), p, &v[i]);
+		g_free(p);
+		if (!ok)
+			return FALSE;
+	}
+	*out = (ClVec2){v[0], v[1]};
+	return TRUE;
+}
+
+static gboolean read_string(Reader *rd, JsonNode *node, const char *path, const char **out)
+{
+	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_STRING)
+		return bad(rd, path, "must be a string");
+	*out = json_node_get_string(node);
+	return TRUE;
+}
+
+/* A whole number in [min, max]; max_reason explains the upper limit. */
+static gboolean read_integer(Reader *rd, JsonNode *node, const char *path, double min, double max, int *out)
+{
+	double x;
+	if (!read_number(rd, node, path, &x))
+		return FALSE;
+	if (x != floor(x))
+		return bad(rd, path, "must be a whole number (got %s)", cl_format_number(x).text);
+	if (x < min || x > max)
+		return bad(rd, path, "%s is outside [%s, %s]", cl_format_number(x).text, cl_format_number(min).text,
+				   cl_format_number(max).text);
+	*out = (int)x;
+	return TRUE;
+}
+
+static gboolean read_id(Reader *rd, JsonNode *node, const char *path, char *out, size_t size)
+{
+	const char *s = NULL;
+	if (!read_string(rd, node, path, &s))
+		return FALSE;
+	if (strlen(s) >= size)
+		return bad(rd, path, "longer than %zu bytes", size - 1);
+	g_strlcpy(out, s, size);
+	return TRUE;
+}
+
+/* Looks up an object member; a missing required one is an error. */
+static JsonNode *member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
+						gboolean *failed)
+{
+	JsonNode *node = json_object_get_member(object, key);
+	if (!node && required) {
+		char *p = child_path(path, key);
+		bad(rd, p, "missing");
+		g_free(p);
+		*failed = TRUE;
+	}
+	return node;
+}
+
+/* Reads an optional/required number member into *out (left alone when absent). */
+static gboolean number_member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
+							  double *out)
+{
+	gboolean failed = FALSE;
+	JsonNode *node = member(rd, object, path, key, required, &failed);
+	if (failed)
+		return FALSE;
+	if (!node)
+		return TRUE;
+	char *p = child_path(path, key);
+	gboolean ok = read_number(rd, node, p, out);
+	g_free(p);
+	return ok;
+}
+
+static gboolean vec2_member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
+							ClVec2 *out)
+{
+	gboolean failed = FALSE;
+	JsonNode *node = member(rd, object, path, key, required, &failed);
+	if (failed)
+		return FALSE;
+	if (!node)
+		return TRUE;
+	char *p = child_path(path, key);
+	gboolean ok = read_vec2(rd, node, p, out);
+	g_free(p);
+	return ok;
+}
+
+static JsonObject *as_object(Reader *rd, JsonNode *node, const char *path)
+{
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		bad(rd, path, "must be an object");
+		return NULL;
+	}
+	return json_node_get_object(node);
+}
+
+static JsonArray *as_array(Reader *rd, JsonNode *node, const char *path)
+{
+	if (!JSON_NODE_HOLDS_ARRAY(node)) {
+		bad(rd, path, "must be an array");
+		return NULL;
+	}
+	return json_node_get_array(node);
+}
+
+static gboolean read_control(Reader *rd, ClScene *scene, int index, JsonNode *node, const char *path)
+{
+	static const char *const keys[] = {"constant", "sequence", NULL};
+	JsonObject *object = as_object(rd, node, path);
+	if (!object || !check_keys(rd, object, path, keys))
+		return FALSE;
+	JsonNode *constant = json_object_get_member(object, "constant");
+	JsonNode *sequence = json_object_get_member(object, "sequence");
+	if (!constant == !sequence)
+		return bad(rd, path, "must have exactly one of \"constant\": [ux, uy] or \"sequence\": [[ux, uy], …]");
+	ClBall *ball = &scene->balls[index];
+	if (constant) {
+		char *p = child_path(path, "constant");
+		gboolean ok = read_vec2(rd, constant, p, &ball->control_constant);
+		g_free(p);
+		ball->control_kind = CL_CONTROL_CONSTANT;
+		return ok;
+	}
+	char *p = child_path(path, "sequence");
+	JsonArray *a = as_array(rd, sequence, p);
+	gboolean ok = a != NULL;
+	if (ok && json_array_get_length(a) != (guint)scene->steps)
+		ok = bad(rd, p, "has %u entries but the scene has %d steps (one [ux, uy] per step)", json_array_get_length(a),
+				 scene->steps);
+	double *u = ok ? g_new(double, 2 * (size_t)scene->steps) : NULL;
+	for (int n = 0; ok && n < scene->steps; n++) {
+		char *pn = g_strdup_printf("%s[%d]", p, n);
+		ClVec2 v;
+		ok = read_vec2(rd, json_array_get_element(a, (guint)n), pn, &v);
+		u[2 * n] = v.x;
+		u[2 * n + 1] = v.y;
+		g_free(pn);
+	}
+	if (ok)
+		cl_scene_set_control_sequence(scene, index, u);
+	g_free(u);
+	g_free(p);
+	return ok;
+}
+
+static gboolean read_ball(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+{
+	static const char *const keys[] = {"id", "position", "velocity", "radius", "mass", "control", NULL};
+	JsonObject *object = as_object(rd, node, path);
+	if (!object || !check_keys(rd, object, path, keys))
+		return FALSE;
+	gboolean failed = FALSE;
+	JsonNode *id = member(rd, object, path, "id", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	char ball_id[CL_ID_MAX];
+	char *p = child_path(path, "id");
+	gboolean ok = read_id(rd, id, p, ball_id, sizeof ball_id);
+	g_free(p);
+	if (!ok)
+		return FALSE;
+	ClBall *ball = cl_scene_add_ball(scene, ball_id);
+	int index = scene->ball_count - 1;
+	if (!vec2_member(rd, object, path, "position", TRUE, &ball->position) ||
+		!vec2_member(rd, object, path, "velocity", FALSE, &ball->velocity) ||
+		!number_member(rd, object, path, "radius", TRUE, &ball->radius) ||
+		!number_member(rd, object, path, "mass", FALSE, &ball->mass))
+		return FALSE;
+	JsonNode *control = json_object_get_member(object, "control");
+	if (control) {
+		p = child_path(path, "control");
+		ok = read_control(rd, scene, index, control, p);
+		g_free(p);
+	}
+	return ok;
+}
+
+static gboolean read_wall(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+{
+	static const char *const keys[] = {"id", "point", "normal", NULL};
+	JsonObject *object = as_object(rd, node, path);
+	if (!object || !check_keys(rd, object, path, keys))
+		return FALSE;
+	gboolean failed = FALSE;
+	JsonNode *id = member(rd, object, path, "id", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	char wall_id[CL_ID_MAX];
+	char *p = child_path(path, "id");
+	gboolean ok = read_id(rd, id, p, wall_id, sizeof wall_id);
+	g_free(p);
+	if (!ok)
+		return FALSE;
+	ClWall *wall = cl_scene_add_wall(scene, wall_id);
+	if (!vec2_member(rd, object, path, "point", TRUE, &wall->point) ||
+		!vec2_member(rd, object, path, "normal", TRUE, &wall->normal))
+		return FALSE;
+	double length = hypot(wall->normal.x, wall->normal.y);
+	if (!(length > 0.0) || !isfinite(length)) {
+		p = child_path(path, "normal");
+		ok = bad(rd, p, "must not be the zero vector (it points into the free side)");
+		g_free(p);
+		return ok;
+	}
+	/* Only a vector that is not already unit to rounding is rescaled, so that
+	 * saving and loading again gives the same bits. */
+	if (fabs(length - 1.0) > 1e-12)
+		wall->normal = (ClVec2){wall->normal.x / length, wall->normal.y / length};
+	return TRUE;
+}
+
+static const char *const loss_type_names[CL_LOSS_TYPE_COUNT] = {
+	[CL_LOSS_FINAL_POSITION] = "final_position",
+	[CL_LOSS_FINAL_COORDINATE] = "final_coordinate",
+	[CL_LOSS_CONTROL_EFFORT] = "control_effort",
+};
+
+static gboolean read_loss(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+{
+	static const char *const keys_position[] = {"type", "ball", "target", "weight", NULL};
+	static const char *const keys_coordinate[] = {"type", "ball", "axis", "weight", NULL};
+	static const char *const keys_effort[] = {"type", "ball", "weight", NULL};
+	JsonObject *object = as_object(rd, node, path);
+	if (!object)
+		return FALSE;
+	gboolean failed = FALSE;
+	JsonNode *type_node = member(rd, object, path, "type", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	const char *type_name = NULL;
+	char *p = child_path(path, "type");
+	gboolean ok = read_string(rd, type_node, p, &type_name);
+	int type = -1;
+	for (int t = 0; ok && t < CL_LOSS_TYPE_COUNT; t++)
+		if (strcmp(type_name, loss_type_names[t]) == 0)
+			type = t;
+	if (ok && type < 0)
+		ok = bad(rd, p, "\"%s\" is not a loss type (final_position, final_coordinate or control_effort)", type_name);
+	g_free(p);
+	if (!ok)
+		return FALSE;
+	const char *const *keys = type == CL_LOSS_FINAL_POSITION	  ? keys_position
+							  : type == CL_LOSS_FINAL_COORDINATE ? keys_coordinate
+																 : keys_effort;
+	if (!check_keys(rd, object, path, keys))
+		return FALSE;
+	ClLossTerm *term = cl_scene_add_loss(scene, (ClLossType)type);
+	JsonNode *ball = member(rd, object, path, "ball", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	const char *ball_id = NULL;
+	p = child_path(path, "ball");
+	ok = read_string(rd, ball, p, &ball_id);
+	if (ok) {
+		term->ball = cl_scene_find_ball(scene, ball_id);
+		if (term->ball < 0)
+			ok = bad(rd, p, "no ball has the id \"%s\"", ball_id);
+	}
+	g_free(p);
+	if (!ok || !number_member(rd, object, path, "weight", FALSE, &term->weight))
+		return FALSE;
+	if (type == CL_LOSS_FINAL_POSITION)
+		return vec2_member(rd, object, path, "target", TRUE, &term->target);
+	if (type == CL_LOSS_FINAL_COORDINATE) {
+		JsonNode *axis = member(rd, object, path, "axis", TRUE, &failed);
+		if (failed)
+			return FALSE;
+		const char *axis_name = NULL;
+		p = child_path(path, "axis");
+		ok = read_string(rd, axis, p, &axis_name);
+		if (ok && strcmp(axis_name, "x") && strcmp(axis_name, "y"))
+			ok = bad(rd, p, "must be \"x\" or \"y\"");
+		if (ok)
+			term->axis = axis_name[0] == 'y';
+		g_free(p);
+	}
+	return ok;
+}
+
+static gboolean read_optimize(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+{
+	static const char *const keys[] = {"parameters", "learning_rate", "iterations", "optimizer", NULL};
+	JsonObject *object = as_object(rd, node, path);
+	if (!object || !check_keys(rd, object, path, keys))
+		return FALSE;
+	ClOptimizeDef *def = &scene->optimize;
+	gboolean failed = FALSE;
+	JsonNode *parameters = member(rd, object, path, "parameters", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	char *p = child_path(path, "parameters");
+	JsonArray *a = as_array(rd, parameters, p);
+	gboolean ok = a != NULL;
+	if (ok && json_array_get_length(a) > CL_OPTIMIZE_PARAMS_MAX)
+		ok = bad(rd, p, "at most %d entries", CL_OPTIMIZE_PARAMS_MAX);
+	for (guint i = 0; ok && i < json_array_get_length(a); i++) {
+		char *pi = g_strdup_printf("%s[%u]", p, i);
+		ok = read_id(rd, json_array_get_element(a, i), pi, def->parameters[i], CL_NAME_MAX);
+		def->parameter_count = (int)i + 1;
+		g_free(pi);
+	}
+	g_free(p);
+	if (!ok)
+		return FALSE;
+	if (def->parameter_count > 0) {
+		char message[CL_MESSAGE_MAX];
+		int count;
+		ClParam *expanded = cl_optimize_expand(scene, def, &count, message, sizeof message);
+		if (!expanded) {
+			/* the engine's message starts with the JSON path already */
+			const char *colon = strstr(message, ": ");
+			char *where = colon ? g_strndup(message, (gsize)(colon - message)) : g_strdup(path);
+			ok = bad(rd, where, "%s", colon ? colon + 2 : message);
+			g_free(where);
+			return ok;
+		}
+		g_free(expanded);
+	}
+	if (!number_member(rd, object, path, "learning_rate", FALSE, &def->learning_rate))
+		return FALSE;
+	JsonNode *iterations = json_object_get_member(object, "iterations");
+	if (iterations) {
+		p = child_path(path, "iterations");
+		ok = read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
+		g_free(p);
+		if (!ok)
+			return FALSE;
+	}
+	JsonNode *optimizer = json_object_get_member(object, "optimizer");
+	if (optimizer) {
+		const char *name = NULL;
+		p = child_path(path, "optimizer");
+		ok = read_string(rd, optimizer, p, &name);
+		if (ok && strcmp(name, "gd") == 0)
+			def->optimizer = CL_OPTIMIZER_GD;
+		else if (ok && strcmp(name, "adam") == 0)
+			def->optimizer = CL_OPTIMIZER_ADAM;
+		else if (ok)
+			ok = bad(rd, p, "must be \"gd\" or \"adam\"");
+		g_free(p);
+	}
+	return ok;
+}
+
+static char *backend_ids(void)
+{
+	GString *s = g_string_new(NULL);
+	for (int b = 0; b < cl_backend_count(); b++)
+		g_string_append_printf(s, "%s%s", b ? ", " : "", cl_backend_info(b)->id);
+	return g_string_free(s, FALSE);
+}
+
+static char *param_names(int backend)
+{
+	const ClBackendInfo *info = cl_backend_info(backend);
+	GString *s = g_string_new(NULL);
+	for (int i = 0; i < info->param_count; i++)
+		g_string_append_printf(s, "%s%s", i ? ", " : "", info->params[i].name);
+	return g_string_free(s, FALSE);
+}
+
+static gboolean read_backend_param(Reader *rd, ClScene *scene, int backend, int index, JsonNode *node,
+								   const char *path)
+{
+	const ClParamDesc *d = &cl_backend_info(backend)->params[index];
+	double value;
+	if (d->kind == CL_PARAM_KIND_CHOICE) {
+		const char *name = NULL;
+		if (!read_string(rd, node, path, &name))
+			return FALSE;
+		int choice = -1;
+		for (int c = 0; d->choices[c]; c++)
+			if (strcmp(d->choices[c], name) == 0)
+				choice = c;
+		if (choice < 0) {
+			char *choices = g_strjoinv("\", \"", (char **)d->choices);
+			gboolean ok = bad(rd, path, "\"%s\" is not one of \"%s\"", name, choices);
+			g_free(choices);
+			return ok;
+		}
+		value = choice;
+	} else if (d->kind == CL_PARAM_KIND_BOOL) {
+		if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
+			return bad(rd, path, "must be true or false");
+		value = json_node_get_boolean(node);
+	} else {
+		if (!read_number(rd, node, path, &value))
+			return FALSE;
+		if (d->kind == CL_PARAM_KIND_INT && value != floor(value))
+			return bad(rd, path, "must be a whole number");
+	}
+	if (!cl_scene_set_backend_param(scene, backend, d->name, value, NULL, 0))
+		return bad(rd, path, "%s is outside [%s, %s]%s%s", cl_format_number(value).text,
+				   cl_format_number(d->min).text, cl_format_number(d->max).text, d->unit[0] ? " " : "", d->unit);
+	return TRUE;
+}
+
+static gboolean read_backends(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+{
+	JsonObject *object = as_object(rd, node, path);
+	if (!object)
+		return FALSE;
+	GList *members = json_object_get_members(object);
+	gboolean ok = TRUE;
+	for (GList *m = members; m && ok; m = m->next) {
+		const char *id = m->data;
+		char *p = child_path(path, id);
+		int backend = cl_backend_find(id);
+		JsonObject *params = NULL;
+		if (backend < 0) {
+			char *known = backend_ids();
+			ok = bad(rd, p, "unknown backend (known: %s)", known);
+			g_free(known);
+		} else {
+			params = as_object(rd, json_object_get_member(object, id), p);
+			ok = params != NULL;
+		}
+		GList *names = ok ? json_object_get_members(params) : NULL;
+		for (GList *n = names; n && ok; n = n->next) {
+			const char *name = n->data;
+			char *pp = child_path(p, name);
+			int index = cl_backend_param_find(backend, name);
+			if (index < 0) {
+				char *known = param_names(backend);
+				ok = bad(rd, pp, "backend \"%s\" has no parameter of this name (it has: %s)", id,
+						 known[0] ? known : "none");
+				g_free(known);
+			} else {
+				ok = read_backend_param(rd, scene, backend, index, json_object_get_member(params, name), pp);
+			}
+			g_free(pp);
+		}
+		g_list_free(names);
+		g_free(p);
+	}
+	g_list_free(members);
+	return ok;
+}
+
+static gboolean read_list(Reader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
+						  gboolean (*read_one)(Reader *, ClScene *, JsonNode *, const char *))
+{
+	gboolean failed = FALSE;
+	JsonNode *node = member(rd, root, "", key, required, &failed);
+	if (failed)
+		return FALSE;
+	if (!node)
+		return TRUE;
+	JsonArray *a = as_array(rd, node, key);
+	if (!a)
+		return FALSE;
+	for (guint i = 0; i < json_array_get_length(a); i++) {
+		char *p = g_strdup_printf("%s[%u]", key, i);
+		gboolean ok = read_one(rd, scene, json_array_get_element(a, i), p);
+		g_free(p);
+		if (!ok)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean read_scene(Reader *rd, ClScene *scene, JsonNode *root_node)
+{
+	static const char *const keys[] = {"contactlab", "name",	 "duration", "steps", "gravity",  "elasticity",
+									   "friction",	 "balls",	 "walls",	 "loss",  "optimize", "backends",
+									   NULL};
+	if (!root_node || !JSON_NODE_HOLDS_OBJECT(root_node))
+		return bad(rd, "(top level)", "must be a JSON object {\"contactlab\": 1, …}");
+	JsonObject *root = json_node_get_object(root_node);
+	gboolean failed = FALSE;
+	JsonNode *version = member(rd, root, "", "contactlab", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	if (!is_number(version) || number_of(version) != 1.0)
+		return bad(rd, "contactlab", "must be 1 (the only scene file version so far)");
+	if (!check_keys(rd, root, "", keys))
+		return FALSE;
+	JsonNode *name = json_object_get_member(root, "name");
+	if (name && !read_id(rd, name, "name", scene->name, sizeof scene->name))
+		return FALSE;
+	if (!number_member(rd, root, "", "duration", TRUE, &scene->duration))
+		return FALSE;
+	JsonNode *steps = member(rd, root, "", "steps", TRUE, &failed);
+	if (failed || !read_integer(rd, steps, "steps", 1, CL_MAX_STEPS, &scene->steps))
+		return FALSE;
+	if (!vec2_member(rd, root, "", "gravity", FALSE, &scene->gravity) ||
+		!number_member(rd, root, "", "elasticity", FALSE, &scene->elasticity) ||
+		!number_member(rd, root, "", "friction", FALSE, &scene->friction))
+		return FALSE;
+	if (!read_list(rd, scene, root, "balls", TRUE, read_ball) ||
+		!read_list(rd, scene, root, "walls", FALSE, read_wall) ||
+		!read_list(rd, scene, root, "loss", FALSE, read_loss))
+		return FALSE;
+	JsonNode *optimize = json_object_get_member(root, "optimize");
+	if (optimize && !read_optimize(rd, scene, optimize, "optimize"))
+		return FALSE;
+	JsonNode *backends = json_object_get_member(root, "backends");
+	if (backends && !read_backends(rd, scene, backends, "backends"))
+		return FALSE;
+	char message[CL_MESSAGE_MAX];
+	if (!cl_scene_validate(scene, message, sizeof message)) {
+		/* validation messages read "PATH: reason" already */
+		if (rd->file)
+			g_set_error(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s", rd->file, message);
+		else
+			g_set_error_literal(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
+{
+	JsonParser *parser = json_parser_new();
+	GError *json_error = NULL;
+	const char *file = filename ? filename : "scene";
+	if (!json_parser_load_from_data(parser, data, length, &json_error)) {
+		/* json-glib says "<data>:LINE:COLUMN: Parse error: …" */
+		const char *text = json_error->message;
+		if (g_str_has_prefix(text, "<data>:"))
+			text += strlen("<data>:");
+		int line = 0, column = 0, consumed = 0;
+		if (sscanf(text, "%d:%d: %n", &line, &column, &consumed) == 2 && consumed > 0)
+			g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX,
+						"%s: line %d, column %d: not valid JSON: %s", file, line, column, text + consumed);
+		else
+			g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: %s", file, text);
+		g_error_free(json_error);
+		g_object_unref(parser);
+		return NULL;
+	}
+	if (!json_parser_get_root(parser)) {
+		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: the file is empty",
+					file);
+		g_object_unref(parser);
+		return NULL;
+	}
+	ClScene *scene = cl_scene_new();
+	Reader rd = {.file = filename, .error = error};
+	gboolean ok = read_scene(&rd, scene, json_parser_get_root(parser));
+	g_object_unref(parser);
+	if (!ok) {
+		cl_scene_free(scene);
+		return NULL;
+	}
+	return scene;
+}
+
+ClScene *cl_scene_file_load(const char *path, GError **error)
+{
+	char *data;
+	gsize length;
+	GError *io_error = NULL;
+	if (!g_file_get_contents(path, &data, &length, &io_error)) {
+		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, "%s: cannot read: %s", path,
+					io_error->message);
+		g_error_free(io_error);
+		return NULL;
+	}
+	if (!g_utf8_validate(data, (gssize)length, NULL)) {
+		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: not UTF-8 text",
+					path);
+		g_free(data);
+		return NULL;
+	}
+	ClScene *scene = cl_scene_file_parse(data, (gssize)length, path, error);
+	g_free(data);
+	return scene;
+}
+
+/* ------------------------------------------------------------- writing */
+
+static void put_number(GString *out, double x)
+{
+	/* json-glib reads "-0" as the integer 0; "-0.0" keeps the sign bit */
+	g_string_append(out, x == 0.0 && signbit(x) ? "-0.0" : cl_format_number(x).text);
+}
+
+static void put_vec2(GString *out, ClVec2 v)
+{
+	g_string_append_c(out, '[');
+	put_number(out, v.x);
+	g_string_append(out, ", ");
+	put_number(out, v.y);
+	g_string_append_c(out, ']');
+}
+
+static void put_ball(GString *out, const ClScene *scene, const ClBall *ball)
+{
+	g_string_append(out, "    { \"id\": ");
+	cl_json_append_string(out, ball->id);
+	g_string_append(out, ", \"position\": ");
+	put_vec2(out, ball->position);
+	g_string_append(out, ", \"velocity\": ");
+	put_vec2(out, ball->velocity);
+	g_string_append(out, ", \"radius\": ");
+	put_number(out, ball->radius);
+	g_string_append(out, ", \"mass\": ");
+	put_number(out, ball->mass);
+	if (ball->control_kind == CL_CONTROL_CONSTANT) {
+		g_string_append(out, ",\n      \"control\": { \"constant\": ");
+		put_vec2(out, ball->control_constant);
+		g_string_append(out, " }");
+	} else if (ball->control_kind == CL_CONTROL_SEQUENCE) {
+		g_string_append(out, ",\n      \"control\": { \"sequence\": [");
+		for (int n = 0; n < scene->steps; n++) {
+			g_string_append(out, n ? ",\n        " : "\n        ");
+			put_vec2(out, ball->control_sequence[n]);
+		}
+		g_string_append(out, " ] }");
+	}
+	g_string_append(out, " }");
+}
+
+static void put_backend_param(GString *out, const ClParamDesc *d, double value)
+{
+	switch (d->kind) {
+	case CL_PARAM_KIND_CHOICE:
+		cl_json_append_string(out, d->choices[(int)value]);
+		break;
+	case CL_PARAM_KIND_BOOL:
+		g_string_append(out, value != 0.0 ? "true" : "false");
+		break;
+	case CL_PARAM_KIND_INT:
+	case CL_PARAM_KIND_REAL:
+		put_number(out, value);
+		break;
+	}
+}
+
+char *cl_scene_file_to_json(const ClScene *scene)
+{
+	GString *out = g_string_new("{\n  \"contactlab\": 1,\n  \"name\": ");
+	cl_json_append_string(out, scene->name);
+	g_string_append(out, ",\n  \"duration\": ");
+	put_number(out, scene->duration);
+	g_string_append_printf(out, ",\n  \"steps\": %d,\n  \"gravity\": ", scene->steps);
+	put_vec2(out, scene->gravity);
+	g_string_append(out, ",\n  \"elasticity\": ");
+	put_number(out, scene->elasticity);
+	g_string_append(out, ",\n  \"friction\": ");
+	put_number(out, scene->friction);
+	g_string_append(out, ",\n  \"balls\": [");
+	for (int i = 0; i < scene->ball_count; i++) {
+		g_string_append(out, i ? ",\n" : "\n");
+		put_ball(out, scene, &scene->balls[i]);
+	}
+	g_string_append(out, scene->ball_count ? " ],\n  \"walls\": [" : "],\n  \"walls\": [");
+	for (int w = 0; w < scene->wall_count; w++) {
+		const ClWall *wall = &scene->walls[w];
+		g_string_append(out, w ? ",\n    { \"id\": " : "\n    { \"id\": ");
+		cl_json_append_string(out, wall->id);
+		g_string_append(out, ", \"point\": ");
+		put_vec2(out, wall->point);
+		g_string_append(out, ", \"normal\": ");
+		put_vec2(out, wall->normal);
+		g_string_append(out, " }");
+	}
+	g_string_append(out, scene->wall_count ? " ],\n  \"loss\": [" : "],\n  \"loss\": [");
+	for (int k = 0; k < scene->loss_count; k++) {
+		const ClLossTerm *t = &scene->loss[k];
+		g_string_append(out, k ? ",\n    { \"type\": " : "\n    { \"type\": ");
+		cl_json_append_string(out, loss_type_names[t->type]);
+		g_string_append(out, ", \"ball\": ");
+		cl_json_append_string(out, scene->balls[t->ball].id);
+		if (t->type == CL_LOSS_FINAL_POSITION) {
+			g_string_append(out, ", \"target\": ");
+			put_vec2(out, t->target);
+		} else if (t->type == CL_LOSS_FINAL_COORDINATE) {
+			g_string_append(out, t->axis ? ", \"axis\": \"y\"" : ", \"axis\": \"x\"");
+		}
+		g_string_append(out, ", \"weight\": ");
+		put_number(out, t->weight);
+		g_string_append(out, " }");
+	}
+	const ClOptimizeDef *def = &scene->optimize;
+	g_string_append(out, scene->loss_count ? " ],\n  \"optimize\": { \"parameters\": ["
+										   : "],\n  \"optimize\": { \"parameters\": [");
+	for (int k = 0; k < def->parameter_count; k++) {
+		if (k)
+			g_string_append(out, ", ");
+		cl_json_append_string(out, def->parameters[k]);
+	}
+	g_string_append(out, "], \"learning_rate\": ");
+	put_number(out, def->learning_rate);
+	g_string_append_printf(out, ", \"iterations\": %d, \"optimizer\": \"%s\" },\n  \"backends\": {", def->iterations,
+						   def->optimizer == CL_OPTIMIZER_ADAM ? "adam" : "gd");
+	/* only values that differ from the backend's defaults */
+	gboolean first_backend = TRUE;
+	for (int b = 0; b < cl_backend_count(); b++) {
+		const ClBackendInfo *info = cl_backend_info(b);
+		gboolean first_param = TRUE;
+		for (int i = 0; i < info->param_count; i++) {
+			double value = scene->backend_params[b].values[i];
+			if (value == info->params[i].default_value)
+				continue;
+			if (first_param) {
+				g_string_append(out, first_backend ? "\n    " : ",\n    ");
+				cl_json_append_string(out, info->id);
+				g_string_append(out, ": { ");
+				first_backend = FALSE;
+			} else {
+				g_string_append(out, ", ");
+			}
+			first_param = FALSE;
+			cl_json_append_string(out, info->params[i].name);
+			g_string_append(out, ": ");
+			put_backend_param(out, &info->params[i], value);
+		}
+		if (!first_param)
+			g_string_append(out, " }");
+	}
+	g_string_append(out, first_backend ? "}\n}\n" : "\n  }\n}\n");
+	return g_string_free(out, FALSE);
+}
+
+gboolean cl_scene_file_save(const ClScene *scene, const char *path, GError **error)
+{
+	char *json = cl_scene_file_to_json(scene);
+	GError *io_error = NULL;
+	gboolean ok = g_file_set_contents(path, json, -1, &io_error);
+	if (!ok) {
+		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, "%s: cannot write: %s", path,
+					io_error->message);
+		g_error_free(io_error);
+	}
+	g_free(json);
+	return ok;
+}
+
+/* ------------------------------------------------------------ settings */
+
+static gboolean setting_error(GError **error, const char *setting, const char *format, ...) G_GNUC_PRINTF(3, 4);
+
+static gboolean setting_error(GError **error, const char *setting, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	char *reason = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s", setting, reason);
+	g_free(reason);
+	return FALSE;
+}
+
+static gboolean parse_double(const char *text, double *out)
+{
+	char *end;
+	if (!text[0] || g_ascii_isspace(text[0]))
+		return FALSE;
+	*out = g_ascii_strtod(text, &end);
+	return *end == '\0' && isfinite(*out);
+}
+
+static gboolean apply_backend_setting(ClScene *scene, int backend, const char *name, const char *value,
+									  const char *setting, GError **error)
+{
+	int index = cl_backend_param_find(backend, name);
+	const ClBackendInfo *info = cl_backend_info(backend);
+	if (index < 0) {
+		char *known = param_names(backend);
+		gboolean ok = setting_error(error, setting, "backend \"%s\" has no parameter \"%s\" (it has: %s)", info->id,
+									name, known[0] ? known : "none");
+		g_free(known);
+		return ok;
+	}
+	const ClParamDesc *d = &info->params[index];
+	double x = NAN;
+	if (d->kind == CL_PARAM_KIND_CHOICE) {
+		for (int c = 0; d->choices[c]; c++)
+			if (strcmp(d->choices[c], value) == 0)
+				x = c;
+		if (isnan(x)) {
+			char *choices = g_strjoinv(", ", (char **)d->choices);
+			gboolean ok = setting_error(error, setting, "\"%s\" is not one of: %s", value, choices);
+			g_free(choices);
+			return ok;
+		}
+	} else if (d->kind == CL_PARAM_KIND_BOOL) {
+		if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+			x = 1;
+		else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+			x = 0;
+		else
+			return setting_error(error, setting, "\"%s\" is not true or false", value);
+	} else if (!parse_double(value, &x)) {
+		return setting_error(error, setting, "\"%s\" is not a number", value);
+	}
+	if (!cl_scene_set_backend_param(scene, backend, name, x, NULL, 0))
+		return setting_error(error, setting, "%s is outside [%s, %s]%s", value, cl_format_number(d->min).text,
+							 cl_format_number(d->max).text,
+							 d->kind == CL_PARAM_KIND_REAL ? "" : " or not a whole number");
+	return TRUE;
+}
+
+gboolean cl_scene_apply_setting(ClScene *scene, const char *setting, GError **error)
+{
+	const char *equals = strchr(setting, '=');
+	if (!equals || equals == setting)
+		return setting_error(error, setting, "expected KEY=VALUE, e.g. steps=240 or impulse-toi.precision=float64");
+	char *key = g_strndup(setting, (gsize)(equals - setting));
+	const char *value = equals + 1;
+	gboolean ok = TRUE;
+	double x = 0;
+	const char *dot = strchr(key, '.');
+	char *prefix = dot ? g_strndup(key, (gsize)(dot - key)) : NULL;
+	int backend = prefix ? cl_backend_find(prefix) : -1;
+	if (backend >= 0) {
+		ok = apply_backend_setting(scene, backend, dot + 1, value, setting, error);
+	} else if (strcmp(key, "steps") == 0) {
+		if (!parse_double(value, &x) || x != floor(x) || x < 1 || x > CL_MAX_STEPS)
+			ok = setting_error(error, setting, "steps must be a whole number from 1 to %d", CL_MAX_STEPS);
+		else
+			cl_scene_set_steps(scene, (int)x);
+	} else if (strcmp(key, "name") == 0) {
+		if (strlen(value) >= sizeof scene->name)
+			ok = setting_error(error, setting, "the name is longer than %zu bytes", sizeof scene->name - 1);
+		else
+			g_strlcpy(scene->name, value, sizeof scene->name);
+	} else if (strcmp(key, "learning_rate") == 0 || strcmp(key, "optimize.learning_rate") == 0) {
+		if (!parse_double(value, &x) || !(x > 0))
+			ok = setting_error(error, setting, "the learning rate must be a positive number");
+		else
+			scene->optimize.learning_rate = x;
+	} else if (strcmp(key, "iterations") == 0 || strcmp(key, "optimize.iterations") == 0) {
+		if (!parse_double(value, &x) || x != floor(x) || x < 0 || x > 1000000)
+			ok = setting_error(error, setting, "iterations must be a whole number from 0 to 1000000");
+		else
+			scene->optimize.iterations = (int)x;
+	} else {
+		ClParam param;
+		char message[CL_MESSAGE_MAX];
+		if (!cl_param_parse(scene, key, &param, message, sizeof message)) {
+			char *known = backend_ids();
+			ok = setting_error(error, setting,
+							   "%s; a setting is steps, duration, elasticity, friction, gravity.x|y, learning_rate, "
+							   "iterations, BALL.position.x|y, BALL.velocity.x|y, BALL.radius, BALL.mass, "
+							   "BALL.control[K].x|y or BACKEND.PARAM with BACKEND one of %s",
+							   message, known);
+			g_free(known);
+		} else if (!parse_double(value, &x)) {
+			ok = setting_error(error, setting, "\"%s\" is not a number", value);
+		} else {
+			cl_param_set(scene, &param, x);
+		}
+	}
+	g_free(prefix);
+	g_free(key);
+	return ok;
+}
+
+/* ---------------------------------------------------------------- data */
+
+static char *default_data_dir(void)
+{
+	/* A binary inside the build tree reads the source tree's data/, so it can
+	 * run without being installed; an installed one reads the datadir. */
+	char *exe = g_file_read_link("/proc/self/exe", NULL);
+	gboolean in_build_tree = exe && g_str_has_prefix(exe, CL_BUILD_ROOT G_DIR_SEPARATOR_S);
+	g_free(exe);
+	if (in_build_tree && g_file_test(CL_SOURCE_DATA_DIR, G_FILE_TEST_IS_DIR))
+		return g_strdup(CL_SOURCE_DATA_DIR);
+	return g_strdup(CL_INSTALLED_DATA_DIR);
+}
+
+const char *cl_data_dir(void)
+{
+	const char *env = g_getenv("CONTACTLAB_DATA_DIR");
+	if (env && env[0])
+		return env;
+	static char *dir;
+	if (g_once_init_enter(&dir))
+		g_once_init_leave(&dir, default_data_dir());
+	return dir;
+}
+
+ClScene *cl_preset_load(const char *id, GError **error)
+{
+	for (const char *c = id; *c; c++)
+		if (!(g_ascii_isalnum(*c) || *c == '-' || *c == '_')) {
+			g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, "\"%s\" is not a preset id", id);
+			return NULL;
+		}
+	char *file = g_strconcat(id, ".json", NULL);
+	char *path = g_build_filename(cl_data_dir(), "presets", file, NULL);
+	ClScene *scene = cl_scene_file_load(path, error);
+	g_free(path);
+	g_free(file);
+	return scene;
+}

@@ -1,0 +1,290 @@
+/* The contactlab executable: bad input gets one clear message and exit
+ * status 2 without touching output files; the CSV formats. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char *tmp_dir;
+
+/* Runs contactlab with args (NULL-terminated); returns the exit status. */
+static int run(const char *const *args, char **out, char **err)
+{
+	const char *exe = g_getenv("CONTACTLAB");
+	g_assert_nonnull(exe);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (char *)exe);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+	int wait_status;
+	GError *error = NULL;
+	gboolean spawned = g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+									&wait_status, &error);
+	g_assert_no_error(error);
+	g_assert_true(spawned);
+	g_ptr_array_free(argv, TRUE);
+	g_assert_true(WIFEXITED(wait_status));
+	return WEXITSTATUS(wait_status);
+}
+
+static char *write_scene(const char *name, const char *json)
+{
+	char *path = g_build_filename(tmp_dir, name, NULL);
+	g_assert_true(g_file_set_contents(path, json, -1, NULL));
+	return path;
+}
+
+typedef struct {
+	const char *name;
+	const char *json;    /* written to NAME.json and passed as SCENE when not NULL */
+	const char *args[8]; /* the command; "@" stands for the scene file */
+	const char *message; /* must appear in the one stderr line */
+} BadInput;
+
+#define BALL_A "{\"id\": \"a\", \"position\": [0, 0], \"radius\": 0.1}"
+#define HEAD "{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, "
+
+static const BadInput bad_inputs[] = {
+	{"malformed-json", HEAD "\"balls\": [", {"gradients", "@"}, "@: line 1, column"},
+	{"wrong-type", HEAD "\"balls\": [{\"id\": \"a\", \"position\": [0, 0], \"radius\": \"big\"}]}",
+	 {"gradients", "@"}, "@: balls[0].radius: must be a number"},
+	{"unknown-key", HEAD "\"balls\": [], \"walls\": [{\"id\": \"w\", \"point\": [0, 0], \"normal\": [0, 1], "
+						 "\"colour\": 1}]}",
+	 {"gradients", "@"}, "@: walls[0].colour: unknown key"},
+	{"missing-field", "{\"contactlab\": 1, \"duration\": 1, \"balls\": []}", {"gradients", "@"}, "@: steps: missing"},
+	{"infinite", HEAD "\"gravity\": [0, -1e400], \"balls\": []}", {"gradients", "@"},
+	 "@: gravity[1]: must be a finite number"},
+	{"nan", HEAD "\"elasticity\": NaN, \"balls\": []}", {"gradients", "@"}, "not valid JSON"},
+	{"negative-radius", HEAD "\"balls\": [" BALL_A ", {\"id\": \"b\", \"position\": [1, 1], \"radius\": -1}]}",
+	 {"gradients", "@"}, "@: balls[1].radius: must be positive"},
+	{"zero-mass", HEAD "\"balls\": [{\"id\": \"a\", \"position\": [0, 0], \"radius\": 0.1, \"mass\": 0}]}",
+	 {"simulate", "@"}, "@: balls[0].mass: must be positive"},
+	{"zero-duration", "{\"contactlab\": 1, \"duration\": 0, \"steps\": 4, \"balls\": []}", {"gradients", "@"},
+	 "@: duration: must be a positive"},
+	{"zero-steps", "{\"contactlab\": 1, \"duration\": 1, \"steps\": 0, \"balls\": []}", {"gradients", "@"},
+	 "@: steps: 0 is outside"},
+	{"too-many-steps", "{\"contactlab\": 1, \"duration\": 1, \"steps\": 20000000, \"balls\": []}",
+	 {"gradients", "@"}, "@: steps: 20000000 is outside [1, 10000000]"},
+	{"zero-normal", HEAD "\"balls\": [], \"walls\": [{\"id\": \"w\", \"point\": [0, 0], \"normal\": [0, 0]}]}",
+	 {"gradients", "@"}, "@: walls[0].normal: must not be the zero vector"},
+	{"overlap-balls", HEAD "\"balls\": [" BALL_A ", {\"id\": \"b\", \"position\": [0.1, 0], \"radius\": 0.1}]}",
+	 {"gradients", "@"}, "@: balls[1].position: ball \"b\" overlaps ball \"a\" at t = 0"},
+	{"overlap-wall", HEAD "\"balls\": [" BALL_A "], \"walls\": [{\"id\": \"ground\", \"point\": [0, 0.05], "
+						  "\"normal\": [0, 1]}]}",
+	 {"gradients", "@"}, "@: balls[0].position: ball \"a\" overlaps wall \"ground\""},
+	{"loss-unknown-ball", HEAD "\"balls\": [" BALL_A "], \"loss\": [{\"type\": \"control_effort\", \"ball\": \"b\"}]}",
+	 {"gradients", "@"}, "@: loss[0].ball: no ball has the id \"b\""},
+	{"scene-unknown-backend", HEAD "\"balls\": [], \"backends\": {\"bullet\": {}}}", {"gradients", "@"},
+	 "@: backends.bullet: unknown backend"},
+	{"scene-unknown-parameter", HEAD "\"balls\": [], \"backends\": {\"exact\": {\"stiffness\": 1}}}",
+	 {"gradients", "@"}, "@: backends.exact.stiffness: backend \"exact\" has no parameter"},
+	{"unknown-option", NULL, {"gradients", "task1-bounce-once", "--frobnicate"}, "Unknown option --frobnicate"},
+	{"unknown-command", NULL, {"frobnicate"}, "unknown command \"frobnicate\""},
+	{"unknown-backend", NULL, {"gradients", "task1-bounce-once", "--backend", "bullet"},
+	 "--backend bullet: unknown backend"},
+	{"unknown-backend-parameter", NULL, {"gradients", "task1-bounce-once", "--set", "exact.stiffness=3"},
+	 "--set exact.stiffness=3: backend \"exact\" has no parameter \"stiffness\""},
+	{"malformed-set", NULL, {"gradients", "task1-bounce-once", "--set", "steps"}, "--set steps: expected KEY=VALUE"},
+	{"set-not-a-number", NULL, {"gradients", "task1-bounce-once", "--set", "elasticity=high"},
+	 "--set elasticity=high: \"high\" is not a number"},
+	{"set-invalid-scene", NULL, {"gradients", "task1-bounce-once", "--set", "ball.radius=0"},
+	 "task1-bounce-once with the --set values: balls[0].radius: must be positive"},
+	{"missing-file", NULL, {"gradients", "no/such/scene.json"}, "no/such/scene.json: cannot read"},
+	{"unknown-preset", NULL, {"gradients", "task9"}, "task9: no such scene file and no preset of this name"},
+	{"bad-format", NULL, {"gradients", "task1-bounce-once", "--format", "xml"}, "--format xml: expected one of"},
+	{"optimize-no-backend", NULL, {"optimize", "task2-ground-wall"}, "--backend ID is required"},
+	{"optimize-bad-lr", NULL, {"optimize", "task2-ground-wall", "--backend", "exact", "--lr", "fast"},
+	 "--lr fast: expected a positive number"},
+	{"optimize-nothing", NULL, {"optimize", "task1-bounce-once", "--backend", "exact"}, "nothing to optimize"},
+	{"reproduce-bad-table", NULL, {"reproduce", "--table", "7"}, "--table 7: expected one of"},
+	{"two-scenes", NULL, {"gradients", "task1-bounce-once", "task3-two-balls"}, "expected one SCENE"},
+};
+
+static void test_bad_input(gconstpointer data)
+{
+	const BadInput *c = data;
+	char *scene = c->json ? write_scene(c->name, c->json) : NULL;
+	const char *args[9] = {0};
+	for (int i = 0; c->args[i]; i++)
+		args[i] = strcmp(c->args[i], "@") == 0 ? scene : c->args[i];
+	char *out, *err;
+	int status = run(args, &out, &err);
+	char **pieces = g_strsplit(c->message, "@", -1);
+	char *expected = g_strjoinv(scene ? scene : "", pieces);
+	g_strfreev(pieces);
+	g_assert_cmpint(status, ==, 2);
+	g_assert_cmpstr(out, ==, "");
+	/* one line, "contactlab: …" (a usage listing may follow an unknown command) */
+	g_assert_true(g_str_has_prefix(err, "contactlab: "));
+	char *first_line = g_strndup(err, strcspn(err, "\n"));
+	if (!strstr(first_line, expected))
+		g_test_fail_printf("stderr \"%s\" lacks \"%s\"", first_line, expected);
+	if (strcmp(c->args[0], "frobnicate") != 0)
+		g_assert_cmpstr(err + strlen(first_line), ==, "\n");
+	g_free(first_line);
+	g_free(expected);
+	g_free(out);
+	g_free(err);
+	if (scene)
+		g_remove(scene);
+	g_free(scene);
+}
+
+/* A bad run never replaces a user's file. */
+static void test_output_untouched(void)
+{
+	char *path = write_scene("precious.csv", "precious\n");
+	const char *args[] = {"optimize", "task2-ground-wall", "--backend", "bullet", "--csv", path, NULL};
+	char *out, *err;
+	g_assert_cmpint(run(args, &out, &err), ==, 2);
+	char *contents;
+	g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
+	g_assert_cmpstr(contents, ==, "precious\n");
+	const char *args2[] = {"simulate", "task9", "--csv", path, NULL};
+	g_free(out);
+	g_free(err);
+	g_free(contents);
+	g_assert_cmpint(run(args2, &out, &err), ==, 2);
+	g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
+	g_assert_cmpstr(contents, ==, "precious\n");
+	g_remove(path);
+	g_free(contents);
+	g_free(out);
+	g_free(err);
+	g_free(path);
+}
+
+static gboolean is_number_text(const char *s)
+{
+	char *end;
+	if (!s[0])
+		return FALSE;
+	g_ascii_strtod(s, &end);
+	return *end == '\0';
+}
+
+/* backend,parameter,value: a status row, a loss row, six rows per ball
+ * (position, velocity, control[0]) and then their FD rows (fd:NAME); numbers
+ * in C-locale text. */
+static void test_gradients_csv(void)
+{
+	const char *args[] = {"gradients", "task3-two-balls", "--format", "csv", NULL};
+	char *out, *err;
+	int status = run(args, &out, &err);
+	g_assert_cmpint(status, !=, 2);
+	char **lines = g_strsplit(out, "\n", -1);
+	g_assert_cmpstr(lines[0], ==, "backend,parameter,value");
+	static const char *const params[] = {"ball1.position.x",   "ball1.position.y",   "ball1.velocity.x",
+										 "ball1.velocity.y",   "ball1.control[0].x", "ball1.control[0].y",
+										 "ball2.position.x",   "ball2.position.y",   "ball2.velocity.x",
+										 "ball2.velocity.y",   "ball2.control[0].x", "ball2.control[0].y"};
+	int line = 1, backends = 0;
+	gboolean any_failed = FALSE;
+	while (lines[line] && lines[line][0]) {
+		char **f = g_strsplit(lines[line], ",", 3);
+		g_assert_cmpstr(f[1], ==, "status");
+		char *id = g_strdup(f[0]);
+		gboolean ok = g_str_equal(f[2], "ok");
+		any_failed |= !ok;
+		g_strfreev(f);
+		f = g_strsplit(lines[line + 1], ",", -1);
+		g_assert_cmpuint(g_strv_length(f), ==, 3);
+		g_assert_cmpstr(f[0], ==, id);
+		g_assert_cmpstr(f[1], ==, "loss");
+		g_assert_true(is_number_text(f[2]));
+		g_strfreev(f);
+		for (size_t k = 0; k < 2 * G_N_ELEMENTS(params); k++) {
+			size_t p = k % G_N_ELEMENTS(params);
+			f = g_strsplit(lines[line + 2 + (int)k], ",", -1);
+			g_assert_cmpuint(g_strv_length(f), ==, 3);
+			g_assert_cmpstr(f[0], ==, id);
+			char *name = k < G_N_ELEMENTS(params) ? g_strdup(params[p]) : g_strconcat("fd:", params[p], NULL);
+			g_assert_cmpstr(f[1], ==, name);
+			g_free(name);
+			g_assert_true(is_number_text(f[2]));
+			if (ok)
+				g_assert_true(isfinite(g_ascii_strtod(f[2], NULL)));
+			g_strfreev(f);
+		}
+		line += 2 + 2 * (int)G_N_ELEMENTS(params);
+		backends++;
+		g_free(id);
+	}
+	g_assert_null(lines[line + 1]);
+	g_assert_cmpint(backends, ==, 10);
+	/* a backend that cannot run makes the command fail, with its reason in the status row */
+	g_assert_cmpint(status, ==, any_failed ? 1 : 0);
+	g_strfreev(lines);
+	g_free(out);
+	g_free(err);
+}
+
+static void test_simulate_csv(void)
+{
+	char *path = g_build_filename(tmp_dir, "trajectory.csv", NULL);
+	const char *args[] = {"simulate", "task1-bounce-once", "--backend", "exact", "--csv", path, NULL};
+	char *out, *err, *contents;
+	int status = run(args, &out, &err);
+	g_assert_cmpint(status, !=, 2);
+	g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
+	g_assert_true(g_str_has_prefix(contents, "backend,step,time,ball,x,y,vx,vy\nexact,0,0,ball,-1,1,2,-2\n"));
+	char **lines = g_strsplit(contents, "\n", -1);
+	if (status == 0) /* every step: the header, steps 0 … 480 and the final newline */
+		g_assert_cmpuint(g_strv_length(lines), ==, 1 + 481 + 1);
+	g_strfreev(lines);
+	g_remove(path);
+	g_free(contents);
+	g_free(out);
+	g_free(err);
+	g_free(path);
+}
+
+static void test_backends_list(void)
+{
+	const char *args[] = {"backends", NULL};
+	char *out, *err;
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	static const char *const ids[] = {"exact",  "lcp-nimble",     "convex-toi",     "convex",   "impulse-toi",
+									  "impulse", "compliant-warp", "compliant-brax", "pbd-warp", "pbd-brax"};
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+		char *line = g_strdup_printf("\n%s — ", ids[i]);
+		g_assert_true(g_str_has_prefix(out, line + 1) || strstr(out, line));
+		g_free(line);
+	}
+	g_assert_nonnull(strstr(out, "precision      float32|float64, default float32"));
+	g_free(out);
+	g_free(err);
+}
+
+static void test_help(void)
+{
+	const char *args[] = {"--help", NULL};
+	char *out, *err;
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(out, "gradients SCENE"));
+	g_assert_nonnull(strstr(out, "reproduce [--table"));
+	g_free(out);
+	g_free(err);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	tmp_dir = g_dir_make_tmp("contactlab-cli-XXXXXX", NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(bad_inputs); i++) {
+		char *path = g_strdup_printf("/cli/bad-input/%s", bad_inputs[i].name);
+		g_test_add_data_func(path, &bad_inputs[i], test_bad_input);
+		g_free(path);
+	}
+	g_test_add_func("/cli/output-untouched", test_output_untouched);
+	g_test_add_func("/cli/gradients-csv", test_gradients_csv);
+	g_test_add_func("/cli/simulate-csv", test_simulate_csv);
+	g_test_add_func("/cli/backends", test_backends_list);
+	g_test_add_func("/cli/help", test_help);
+	int status = g_test_run();
+	g_rmdir(tmp_dir);
+	g_free(tmp_dir);
+	return status;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Counts real test cases in meson's testlog.json files and prints, as the
+last line, "N passed, N failed, N skipped". A TAP test counts its `ok` /
+`not ok` lines; a test program that failed without reporting a failed case
+(crash, timeout, bail out) counts as one more failure. Exit 1 on any failure."""
+import json
+import re
+import sys
+
+TAP = re.compile(r"^(ok|not ok)\b(.*)$")
+SKIP = re.compile(r"#\s*skip", re.IGNORECASE)
+
+
+def tally(path):
+    passed = failed = skipped = 0
+    with open(path, encoding="utf-8") as log:
+        for line in log:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            result = record.get("result", "")
+            cases_failed = 0
+            cases = 0
+            for tap in (record.get("stdout") or "").splitlines():
+                m = TAP.match(tap)
+                if not m:
+                    continue
+                cases += 1
+                if m.group(1) == "not ok":
+                    cases_failed += 1
+                elif SKIP.search(m.group(2)):
+                    skipped += 1
+                else:
+                    passed += 1
+            failed += cases_failed
+            program_failed = result not in ("OK", "SKIP", "EXPECTEDFAIL")
+            if program_failed and cases_failed == 0:
+                failed += 1
+                print(f"{path}: {record.get('name')}: {result} without a failed test case", file=sys.stderr)
+            elif cases == 0 and result == "OK":
+                passed += 1
+            elif cases == 0 and result == "SKIP":
+                skipped += 1
+    return passed, failed, skipped
+
+
+def main():
+    total = [0, 0, 0]
+    for path in sys.argv[1:]:
+        try:
+            counts = tally(path)
+        except OSError as error:
+            print(f"{path}: {error}", file=sys.stderr)
+            counts = (0, 1, 0)
+        total = [a + b for a, b in zip(total, counts)]
+    print(f"{total[0]} passed, {total[1]} failed, {total[2]} skipped")
+    return 1 if total[1] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
