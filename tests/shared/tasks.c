@@ -162,7 +162,7 @@ ClScene *cl_test_billiards(int balls)
 {
 	const double length = 2.54, width = 1.27, radius = 0.028;
 	/* a 1 mm gap between racked balls keeps them apart at t = 0; the jitter
-	 * (below 0.25 mm a coordinate) cannot close it */
+	 * (below 0.26 mm a coordinate, rounding included) cannot close it */
 	const double spacing = 2.0 * radius + 0.001, jitter = 0.00025;
 	ClScene *s = cl_scene_new();
 	snprintf(s->name, sizeof s->name, "Billiards break (%d balls)", balls);
@@ -198,8 +198,10 @@ ClScene *cl_test_billiards(int balls)
 			ClBall *b = cl_scene_add_ball(s, id);
 			b->radius = radius;
 			b->mass = 0.17;
-			b->position = (ClVec2){apex_x + row * row_step + uniform(&st, -jitter, jitter),
-								   0.5 * width + (j - 0.5 * row) * spacing + uniform(&st, -jitter, jitter)};
+			/* to 10 µm, so that the preset's numbers stay readable */
+			double x = apex_x + row * row_step + uniform(&st, -jitter, jitter);
+			double y = 0.5 * width + (j - 0.5 * row) * spacing + uniform(&st, -jitter, jitter);
+			b->position = (ClVec2){round(x * 1e5) / 1e5, round(y * 1e5) / 1e5};
 		}
 	}
 	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
@@ -208,6 +210,12 @@ ClScene *cl_test_billiards(int balls)
 	ClLossTerm *c = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
 	c->ball = balls - 1;
 	c->axis = 0;
+	s->optimize.parameter_count = 1;
+	snprintf(s->optimize.parameters[0], CL_NAME_MAX, "cue.velocity");
+	/* Adam's bounded steps: the break is chaotic, its gradients are huge */
+	s->optimize.optimizer = CL_OPTIMIZER_ADAM;
+	s->optimize.learning_rate = 0.01;
+	s->optimize.iterations = 100;
 	return s;
 }
 

@@ -11,7 +11,9 @@ ClScene *cl_test_task3(void);              /* two-ball collision */
 /* A billiards break: balls − 1 balls racked in a triangle (rows filled in
  * order, positions jittered by a fixed pseudo-random pattern so no two
  * impacts coincide) and a cue ball shot into its apex, on a 2.54 × 1.27 m
- * table of four walls; no gravity, e = 0.95, T = 2 s, N = 2000. balls ≥ 2. */
+ * table of four walls; no gravity, e = 0.95, T = 2 s, N = 2000; Adam on the
+ * cue ball's velocity. balls ≥ 2. data/presets/billiards-break.json is the
+ * 100-ball case. */
 ClScene *cl_test_billiards(int balls);
 
 /* Random valid scene: balls, walls, gravity, e < 1, controls. Deterministic in seed. */
