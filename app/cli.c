@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "cli-common.h"
+#include "cli-plots.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,11 @@ static const ClCommand commands[] = {
 	{"simulate", cl_cmd_simulate,
 	 "simulate SCENE [--backend ID]... [--csv FILE] [--set KEY=VALUE]...\n"
 	 "      trajectories as CSV: backend,step,time,ball,x,y,vx,vy"},
+	{"heatmap", cl_cmd_heatmap,
+	 "heatmap SCENE --x PARAM:MIN:MAX:N --y PARAM:MIN:MAX:N [--backend ID]... [--quantity Q] [--threads N]\n"
+	 "        [--csv FILE] [--png|--svg|--pdf FILE] [--set KEY=VALUE]...\n"
+	 "      loss, gradient, angle error or sign agreement over a grid, one panel per backend"},
+	{"figure", cl_cmd_figure, "figure 2|4|5 --png|--svg|--pdf FILE\n      the paper's Figures 2, 4 and 5, recomputed"},
 	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
 	{"reproduce", cl_cmd_reproduce,
 	 "reproduce [--table 1|2|3|4|3-learning|all] [--format table|csv]\n"

@@ -5,7 +5,9 @@
  * Each measurement runs in its own child process, so its peak resident set
  * (getrusage of the child) is that computation's alone plus a fixed baseline
  * (reported: a child that computes nothing). A child that exceeds the time
- * limit is killed and reported as too slow.
+ * limit is killed and reported as too slow. The tape column counts the
+ * bytes of the recorded Jacobians; the thread line compares independent
+ * gradients on one thread and on two.
  *
  *   bench-scale [--balls N]... [--backend ID]... [--limit SECONDS] [--markdown]
  */
@@ -14,15 +16,13 @@
 #include "core.h"
 #include "tasks.h"
 
-#include <pthread.h>
-
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>

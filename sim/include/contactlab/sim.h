@@ -340,6 +340,75 @@ double cl_two_ball_optimum(const ClScene *scene, double *collision_time);
  * midpoints: steps × 2 numbers (ux, uy). False when it does not apply. */
 bool cl_two_ball_optimal_control(const ClScene *scene, double *u);
 
+/* ----------------------------------------------------------------- sweeps */
+
+/* One axis of a 2-D sweep: count values from min to max inclusive. */
+typedef struct ClSweepAxis {
+	ClParam param;
+	double min, max;
+	int count;
+} ClSweepAxis;
+
+double cl_sweep_axis_value(const ClSweepAxis *axis, int index);
+
+typedef struct ClSweepCell {
+	double loss;
+	double grad_x; /* dL/d(x parameter) */
+	double grad_y; /* dL/d(y parameter) */
+	ClStatusCode status; /* CL_STATUS_CANCELLED until the cell is computed */
+} ClSweepCell;
+
+/* Called after each finished cell, from a worker thread but never two at
+ * once: done of total cells, which backend (index into def->backends) and
+ * where. The cell's values are already in place. */
+typedef void (*ClSweepProgress)(int done, int total, int backend_slot, int ix, int iy, void *user);
+
+typedef struct ClSweepDef {
+	ClSweepAxis x, y;
+	const int *backends; /* registry indices */
+	int backend_count;
+	int threads;    /* worker threads, ≥ 1 */
+	/* relative central-difference step for parameters without an adjoint
+	 * (0: 1e-6, 1e-3 for float32 backends), times max(1, |value|) */
+	double fd_step;
+	ClSweepProgress progress;
+	void *user;
+	const _Atomic int *cancel; /* optional: non-zero stops the sweep before the next cell */
+} ClSweepDef;
+
+/* Cell (backend slot b, ix, iy) of a sweep's results: cells[cl_sweep_index(def, b, ix, iy)]. */
+static inline size_t cl_sweep_index(const ClSweepDef *def, int backend_slot, int ix, int iy)
+{
+	return ((size_t)backend_slot * (size_t)def->y.count + (size_t)iy) * (size_t)def->x.count + (size_t)ix;
+}
+
+static inline size_t cl_sweep_cell_count(const ClSweepDef *def)
+{
+	return (size_t)def->backend_count * (size_t)def->x.count * (size_t)def->y.count;
+}
+
+/* Loss and both derivatives (adjoint where cl_param_has_adjoint, else central
+ * differences) at every grid point for every backend, into caller-owned cells
+ * (cl_sweep_cell_count of them). Every cell is computed from scratch, so the
+ * results do not depend on the thread count. Returns false when the
+ * definition is invalid (message in status) or the sweep was cancelled. */
+bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, ClStatus *status);
+
+typedef enum ClSweepQuantity {
+	CL_SWEEP_LOSS,
+	CL_SWEEP_GRAD_X,
+	CL_SWEEP_GRAD_Y,
+	CL_SWEEP_ANGLE_ERROR,    /* degrees between (grad_x, grad_y) and exact's, 0…180 */
+	CL_SWEEP_SIGN_AGREEMENT, /* fraction of the two components whose sign matches exact's: 0, ½, 1 */
+	CL_SWEEP_QUANTITY_COUNT
+} ClSweepQuantity;
+
+const char *cl_sweep_quantity_name(ClSweepQuantity quantity); /* "loss", "grad-x", …, "sign-agreement" */
+int cl_sweep_quantity_find(const char *name);                 /* −1 when unknown */
+/* The quantity of a cell; exact is the same cell under the exact backend
+ * (needed by the angle error and the sign agreement). NAN when undefined. */
+double cl_sweep_quantity(ClSweepQuantity quantity, const ClSweepCell *cell, const ClSweepCell *exact);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,17 +1,552 @@
-/* PLACEHOLDER: replaced by the backend's implementation. */
-#include "../core.h"
+/* compliant-brax and pbd-brax: Brax v0.0.13 legacy_spring and pbd
+ * (shared/reference/backend-brax.md). This file holds the registry entries,
+ * the sub-step loop, the kinetic updates, the contact frames and the tape;
+ * brax_spring.c and brax_pbd.c hold the two contact models. */
+#include "brax.h"
 
-static void placeholder_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	PARAM_PRECISION,
+	PARAM_SUBSTEPS,
+	PARAM_MATERIAL_PRODUCT,
+	PARAM_VELOCITY_DAMPING,
+	PARAM_ANGULAR_DAMPING,
+	PARAM_INERTIA,
+	PARAM_MODE, /* legacy: baumgarte_erp; pbd: solver_scale_collide */
+	PARAM_COUNT
+};
+
+#define COMMON_PARAMS                                                                                                  \
+	{"precision", CL_PARAM_KIND_CHOICE, CL_PRECISION_FLOAT32, 0, 1, "",                                                \
+	 "arithmetic of the forward pass (float64: JAX x64, config constants stay float32)", cl_precision_choices},        \
+		{"substeps", CL_PARAM_KIND_INT, 1, 1, 100, "",                                                                 \
+		 "integration sub-steps per control interval, control held over them (the paper: 2)", NULL},                  \
+		{"material_product", CL_PARAM_KIND_BOOL, 1, 0, 1, "",                                                          \
+		 "contacts use the product of both bodies' coefficients, e² and μ², as Brax does; off: e and μ", NULL},        \
+		{"velocity_damping", CL_PARAM_KIND_REAL, 0, -100, 100, "1/s",                                                  \
+		 "v is scaled by exp(damping·h) every sub-step (negative damps; Brax default 0)", NULL},                       \
+		{"angular_damping", CL_PARAM_KIND_REAL, 0, -100, 100, "1/s",                                                   \
+		 "spin is scaled by exp(damping·h) every sub-step (Brax default 0)", NULL},                                    \
+		{"inertia", CL_PARAM_KIND_REAL, 1, 1e-6, 1e6, "kg·m²",                                                         \
+		 "moment of inertia of every ball; Brax replaces an unset inertia by 1, not 2/5·m·r²", NULL}
+
+static const ClParamDesc spring_params[PARAM_COUNT] = {
+	COMMON_PARAMS,
+	{"baumgarte_erp", CL_PARAM_KIND_REAL, 0, 0, 1, "",
+	 "penetration feedback: adds erp·d/h to the impulse's target velocity (Brax default 0: none)", NULL},
+};
+
+static const ClParamDesc pbd_params[PARAM_COUNT] = {
+	COMMON_PARAMS,
+	{"solver_scale_collide", CL_PARAM_KIND_REAL, 1, 1e-3, 10, "",
+	 "scale of the position-level contact corrections (Brax default 1)", NULL},
+};
+
+/* The workspace: the model and the not yet written kinetic factor. */
+typedef struct BraxWorkspace {
+	BraxModel model;
+	/* Contact-free sub-steps compose to p' = p + a01·v + b0·u/m, v' = a11·v + b1·u/m. */
+	bool pending;
+	double a01, a11, b0, b1;
+} BraxWorkspace;
+
+static void *xcalloc(size_t count, size_t size)
 {
-	(void)s;
-	(void)u;
-	(void)s_next;
-	cl_step_fail(ctx, CL_STATUS_UNSUPPORTED, "backend not implemented yet");
+	void *p = calloc(count ? count : 1, size);
+	if (!p)
+		abort();
+	return p;
 }
 
-static const ClParamDesc compliant_brax_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 0, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
-};
+static void *create(const ClScene *scene, bool pbd)
+{
+	BraxWorkspace *w = xcalloc(1, sizeof *w);
+	BraxModel *m = &w->model;
+	int nb = scene->ball_count, nw = scene->wall_count;
+	m->pbd = pbd;
+	m->ball_count = nb;
+	m->wall_count = nw;
+	m->balls = xcalloc((size_t)nb, sizeof *m->balls);
+	m->walls = xcalloc((size_t)nw, sizeof *m->walls);
+	m->p = xcalloc(2 * (size_t)nb, sizeof *m->p);
+	m->v = xcalloc(2 * (size_t)nb, sizeof *m->v);
+	m->spin = xcalloc((size_t)nb, sizeof *m->spin);
+	m->rotation = xcalloc((size_t)nb, sizeof *m->rotation);
+	m->p_prev = xcalloc(2 * (size_t)nb, sizeof *m->p_prev);
+	m->rotation_prev = xcalloc((size_t)nb, sizeof *m->rotation_prev);
+	m->in_p = xcalloc((size_t)nb, sizeof *m->in_p);
+	m->in_v = xcalloc((size_t)nb, sizeof *m->in_v);
+	m->in_p_prev = xcalloc((size_t)nb, sizeof *m->in_p_prev);
+	m->out_p = xcalloc((size_t)nb, sizeof *m->out_p);
+	m->out_v = xcalloc((size_t)nb, sizeof *m->out_v);
+	m->out_spin = xcalloc((size_t)nb, sizeof *m->out_spin);
+	m->out_rotation = xcalloc((size_t)nb, sizeof *m->out_rotation);
+	m->sums = xcalloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
+	m->touched = xcalloc((size_t)nb, sizeof *m->touched);
+	m->touched_balls = xcalloc((size_t)nb, sizeof *m->touched_balls);
+	m->pair_capacity = nb * nw + nb * (nb - 1) / 2;
+	m->pairs = xcalloc((size_t)m->pair_capacity, sizeof *m->pairs);
+	return w;
+}
+
+static void *create_spring(const ClScene *scene, const double *params)
+{
+	(void)params;
+	return create(scene, false);
+}
+
+static void *create_pbd(const ClScene *scene, const double *params)
+{
+	(void)params;
+	return create(scene, true);
+}
+
+static void destroy(void *workspace)
+{
+	BraxWorkspace *w = workspace;
+	BraxModel *m = &w->model;
+	free(m->balls);
+	free(m->walls);
+	free(m->p);
+	free(m->v);
+	free(m->spin);
+	free(m->rotation);
+	free(m->p_prev);
+	free(m->rotation_prev);
+	free(m->in_p);
+	free(m->in_v);
+	free(m->in_p_prev);
+	free(m->out_p);
+	free(m->out_v);
+	free(m->out_spin);
+	free(m->out_rotation);
+	free(m->sums);
+	free(m->touched);
+	free(m->touched_balls);
+	free(m->pairs);
+	free(m->jacobian);
+	free(w);
+}
+
+/* Constants as Brax holds them: the config's scalars are protobuf floats
+ * (float32 values in either precision); initial state, controls and the
+ * plane bodies' placement come from the script in the working precision. */
+static void prepare(BraxModel *m, const ClStepContext *ctx)
+{
+	const ClScene *scene = ctx->scene;
+	const double *params = ctx->params;
+	bool f = params[PARAM_PRECISION] == CL_PRECISION_FLOAT32;
+	m->f32 = f;
+	m->substeps = (int)params[PARAM_SUBSTEPS];
+	double dt = (float)ctx->dt;
+	double h = dt / m->substeps; /* Python: config.dt / config.substeps */
+	m->h = brax_round(f, h);
+	double e = (float)scene->elasticity, mu = (float)scene->friction;
+	bool product = params[PARAM_MATERIAL_PRODUCT] != 0;
+	m->elasticity = product ? brax_round(f, e * e) : e;
+	m->friction = product ? brax_round(f, mu * mu) : mu;
+	m->gravity[0] = (float)scene->gravity.x;
+	m->gravity[1] = (float)scene->gravity.y;
+	double velocity_damping = (float)params[PARAM_VELOCITY_DAMPING];
+	double angular_damping = (float)params[PARAM_ANGULAR_DAMPING];
+	m->velocity_factor = brax_round(f, exp(brax_round(f, velocity_damping * h)));
+	m->angular_factor = brax_round(f, exp(brax_round(f, angular_damping * h)));
+	if (m->pbd) {
+		m->erp_rate = 0.0;
+		m->collide_scale = (float)params[PARAM_MODE];
+	} else {
+		m->erp_rate = brax_round(f, (double)(float)params[PARAM_MODE] * m->substeps / dt);
+		m->collide_scale = 1.0;
+	}
+	double inertia = (float)params[PARAM_INERTIA];
+	for (int i = 0; i < m->ball_count; i++) {
+		BraxBall *b = &m->balls[i];
+		b->radius = (float)scene->balls[i].radius;
+		b->mass = (float)scene->balls[i].mass;
+		b->inverse_mass = brax_round(f, 1.0 / b->mass);
+		b->inverse_inertia = brax_round(f, 1.0 / inertia);
+		m->spin[i] = 0.0;
+		m->rotation[i] = (BraxQuat){1.0, 0.0};
+	}
+	/* A plane body rotated about y by θ has the normal (sin θ, cos θ). */
+	for (int k = 0; k < m->wall_count; k++) {
+		const ClWall *src = &scene->walls[k];
+		BraxWall *w = &m->walls[k];
+		double theta = atan2(src->normal.x, src->normal.y);
+		w->point[0] = brax_round(f, src->point.x);
+		w->point[1] = brax_round(f, src->point.y);
+		w->rotation = (BraxQuat){brax_round(f, cos(0.5 * theta)), brax_round(f, sin(0.5 * theta))};
+	}
+}
+
+/* ---------------------------------------------------------- contact frames */
+
+void brax_plane_contact(const BraxModel *m, int ball, int wall, BraxVec p, BraxVec *point, BraxVec *normal,
+						BraxDual *penetration)
+{
+	bool f = m->f32;
+	const BraxWall *w = &m->walls[wall];
+	BraxVec n = {bd_const(w->normal[0]), bd_const(w->normal[1])};
+	BraxVec plane = {bd_const(w->point[0]), bd_const(w->point[1])};
+	*point = bv_sub(f, p, bv_scale(f, n, bd_const(m->balls[ball].radius)));
+	*normal = n;
+	*penetration = bv_dot(f, bv_sub(f, plane, *point), n);
+}
+
+void brax_sphere_contact(const BraxModel *m, int a, int b, BraxVec pa, BraxVec pb, BraxVec *point, BraxVec *normal,
+						 BraxDual *penetration)
+{
+	bool f = m->f32;
+	BraxVec delta = bv_sub(f, pa, pb);
+	BraxDual distance = bv_safe_norm(f, delta);
+	*normal = bv_div(f, delta, bd_add(f, bd_const(brax_round(f, 1e-6)), distance));
+	double radii = brax_round(f, m->balls[a].radius + m->balls[b].radius);
+	*penetration = bd_sub(f, bd_const(radii), distance);
+	*point = bv_div(f, bv_add(f, pa, pb), bd_const(2.0));
+}
+
+static BraxVec value_vec(const double *x)
+{
+	return (BraxVec){bd_const(x[0]), bd_const(x[1])};
+}
+
+int brax_find_pairs(BraxModel *m)
+{
+	m->pair_count = 0;
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int k = 0; k < m->wall_count; k++) {
+			BraxVec c, n;
+			BraxDual d;
+			brax_plane_contact(m, i, k, value_vec(m->p + 2 * i), &c, &n, &d);
+			if (d.v > 0.0)
+				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = -1 - k};
+		}
+	}
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int j = i + 1; j < m->ball_count; j++) {
+			BraxVec c, n;
+			BraxDual d;
+			brax_sphere_contact(m, i, j, value_vec(m->p + 2 * i), value_vec(m->p + 2 * j), &c, &n, &d);
+			if (d.v > 0.0)
+				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = j};
+		}
+	}
+	return m->pair_count;
+}
+
+void brax_seed(BraxModel *m, int ball, int component)
+{
+	for (int i = 0; i < m->ball_count; i++) {
+		m->in_p[i] = value_vec(m->p + 2 * i);
+		m->in_v[i] = value_vec(m->v + 2 * i);
+		if (i == ball) {
+			BraxDual *seeded[4] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
+			seeded[component]->d = 1.0;
+		}
+		/* the contact pass sees the state after the kinetic update, so the
+		 * start of the half-step is p − h·v there */
+		m->in_p_prev[i] = (BraxVec){{m->p_prev[2 * i], m->in_p[i].x.d - m->h * m->in_v[i].x.d},
+									{m->p_prev[2 * i + 1], m->in_p[i].y.d - m->h * m->in_v[i].y.d}};
+	}
+}
+
+void brax_sums_clear(BraxModel *m)
+{
+	memset(m->sums, 0, sizeof *m->sums * (size_t)m->ball_count * BRAX_COLLIDER_COUNT);
+}
+
+void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const BraxDual *angular, int angular_count)
+{
+	bool f = m->f32;
+	BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + collider];
+	if (linear.x.v != 0.0 || linear.y.v != 0.0)
+		s->count++;
+	s->linear = bv_add(f, s->linear, linear);
+	for (int k = 0; k < angular_count; k++)
+		s->angular[k] = bd_add(f, s->angular[k], angular[k]);
+}
+
+BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, BraxDual *angular, int angular_count)
+{
+	bool f = m->f32;
+	BraxVec total = {bd_const(0.0), bd_const(0.0)};
+	for (int k = 0; k < angular_count; k++)
+		angular[k] = bd_const(0.0);
+	for (int c = 0; c < BRAX_COLLIDER_COUNT; c++) {
+		const BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + c];
+		BraxDual share = bd_const(brax_round(f, brax_round(f, epsilon) + s->count));
+		total = bv_add(f, total, bv_div(f, s->linear, share));
+		for (int k = 0; k < angular_count; k++)
+			angular[k] = bd_add(f, angular[k], bd_div(f, s->angular[k], share));
+	}
+	return total;
+}
+
+/* ------------------------------------------------------------- kinematics */
+
+/* integrators.py kinetic: p += v·h; q += ((0, ω)·½·h) ⊗ q, renormalised. */
+static void kinetic(BraxModel *m)
+{
+	bool f = m->f32;
+	double h = m->h;
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int k = 0; k < 2; k++)
+			m->p[2 * i + k] = brax_round(f, m->p[2 * i + k] + brax_round(f, m->v[2 * i + k] * h));
+		BraxQuat q = m->rotation[i];
+		if (m->spin[i] == 0.0 && q.w == 1.0 && q.y == 0.0)
+			continue; /* the update gives back the identity exactly */
+		double a = brax_round(f, brax_round(f, m->spin[i] * 0.5) * h);
+		q = (BraxQuat){brax_round(f, q.w - brax_round(f, a * q.y)), brax_round(f, q.y + brax_round(f, a * q.w))};
+		m->rotation[i] = brax_normalize(f, q);
+	}
+	for (int k = 0; k < m->wall_count; k++)
+		m->walls[k].rotation = brax_normalize(f, m->walls[k].rotation);
+}
+
+/* integrators.py update(acc_p): v ← exp(c·h)·v + (u/m + g)·h, likewise ω. */
+static void accelerate(BraxModel *m, const double *u)
+{
+	bool f = m->f32;
+	double h = m->h;
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int k = 0; k < 2; k++) {
+			double a = brax_round(f, brax_round(f, u[2 * i + k]) / m->balls[i].mass);
+			double dv = brax_round(f, brax_round(f, a + m->gravity[k]) * h);
+			m->v[2 * i + k] = brax_round(f, brax_round(f, m->velocity_factor * m->v[2 * i + k]) + dv);
+		}
+		m->spin[i] = brax_round(f, m->angular_factor * m->spin[i]);
+	}
+}
+
+static bool is_identity(BraxDualQuat q)
+{
+	return q.w.v == 1.0 && q.y.v == 0.0 && q.w.d == 0.0 && q.y.d == 0.0;
+}
+
+void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxDualQuat rotation, BraxQuat rotation_prev,
+					  BraxVec *v, BraxDualQuat *rotation_out, BraxDual *spin)
+{
+	bool f = m->f32;
+	*v = bv_div(f, bv_sub(f, p, p_prev), bd_const(m->h));
+	if (is_identity(rotation) && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
+		*rotation_out = rotation;
+		*spin = bd_const(0.0);
+		return;
+	}
+	BraxDual norm = bd_sqrt(f, bd_add(f, bd_mul(f, rotation.w, rotation.w), bd_mul(f, rotation.y, rotation.y)));
+	BraxDualQuat q = {bd_div(f, rotation.w, norm), bd_div(f, rotation.y, norm)};
+	/* δ = q ⊗ q_prev⁻¹ */
+	BraxDual prev_w = bd_const(rotation_prev.w), prev_y = bd_const(rotation_prev.y);
+	BraxDual delta_w = bd_add(f, bd_mul(f, q.w, prev_w), bd_mul(f, q.y, prev_y));
+	BraxDual delta_y = bd_add(f, bd_neg(bd_mul(f, q.w, prev_y)), bd_mul(f, q.y, prev_w));
+	*rotation_out = q;
+	*spin = bd_mask(bd_div(f, bd_mul(f, bd_const(2.0), delta_y), bd_const(m->h)), delta_w.v >= 0.0 ? 1.0 : -1.0);
+}
+
+static void walls_update_normals(BraxModel *m)
+{
+	BraxVec up = {bd_const(0.0), bd_const(1.0)};
+	for (int k = 0; k < m->wall_count; k++) {
+		BraxVec n = brax_rotate(m->f32, up, m->walls[k].rotation);
+		m->walls[k].normal[0] = n.x.v;
+		m->walls[k].normal[1] = n.y.v;
+	}
+}
+
+/* ------------------------------------------------------------------- tape */
+
+/* Composes a linear sub-step p' = p + α·v + β·u/m, v' = γ·v + δ·u/m onto the pending factor. */
+static void pending_compose(BraxWorkspace *w, double alpha, double beta, double gamma, double delta)
+{
+	if (!w->pending) {
+		w->pending = true;
+		w->a01 = 0.0;
+		w->a11 = 1.0;
+		w->b0 = 0.0;
+		w->b1 = 0.0;
+	}
+	w->a01 += alpha * w->a11;
+	w->b0 += alpha * w->b1 + beta;
+	w->a11 *= gamma;
+	w->b1 = gamma * w->b1 + delta;
+}
+
+static void pending_flush(BraxWorkspace *w, ClTape *tape)
+{
+	if (!tape || !w->pending)
+		return;
+	w->pending = false;
+	const BraxModel *m = &w->model;
+	cl_tape_factor(tape);
+	for (int i = 0; i < m->ball_count; i++) {
+		double *a = cl_tape_a(tape, i, i);
+		a[0] = a[5] = 1.0;
+		a[2] = a[7] = w->a01;
+		a[10] = a[15] = w->a11;
+		double inverse_mass = 1.0 / m->balls[i].mass;
+		double *b = cl_tape_b(tape, i, i);
+		b[0] = b[3] = w->b0 * inverse_mass;
+		b[4] = b[7] = w->b1 * inverse_mass;
+	}
+}
+
+/* The balls of the pairs that did something in the value run. */
+static int collect_touched(BraxModel *m)
+{
+	memset(m->touched, 0, sizeof *m->touched * (size_t)m->ball_count);
+	for (int k = 0; k < m->pair_count; k++) {
+		const BraxPair *pair = &m->pairs[k];
+		if (!pair->applied)
+			continue;
+		m->touched[pair->a] = true;
+		if (pair->b >= 0)
+			m->touched[pair->b] = true;
+	}
+	int count = 0;
+	for (int i = 0; i < m->ball_count; i++)
+		if (m->touched[i])
+			m->touched_balls[count++] = i;
+	return count;
+}
+
+/* Records the contact pass's Jacobian over the touched balls, one seeded
+ * re-evaluation per input component. The re-evaluations reproduce the value
+ * run's outputs bit for bit, so the outputs stay valid afterwards. */
+static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
+{
+	BraxModel *m = &w->model;
+	int size = 4 * count;
+	if (size * size > m->jacobian_capacity) {
+		free(m->jacobian);
+		m->jacobian_capacity = size * size;
+		m->jacobian = xcalloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
+	}
+	for (int col = 0; col < size; col++) {
+		brax_seed(m, m->touched_balls[col / 4], col % 4);
+		collide(m, false);
+		for (int r = 0; r < count; r++) {
+			int i = m->touched_balls[r];
+			double *row = m->jacobian + (size_t)(4 * r) * (size_t)size + col;
+			row[0] = m->out_p[i].x.d;
+			row[size] = m->out_p[i].y.d;
+			row[2 * size] = m->out_v[i].x.d;
+			row[3 * size] = m->out_v[i].y.d;
+		}
+	}
+	pending_flush(w, tape);
+	cl_tape_dense(tape, m->touched_balls, count, m->jacobian, NULL);
+}
+
+/* One contact pass: value run, events, Jacobian, then the new state. */
+static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void (*collide)(BraxModel *, bool))
+{
+	BraxModel *m = &w->model;
+	brax_seed(m, -1, 0);
+	collide(m, true);
+	int count = collect_touched(m);
+	for (int k = 0; k < m->pair_count; k++)
+		if (m->pairs[k].applied)
+			cl_step_contact(ctx, time, m->pairs[k].a, m->pairs[k].b);
+	if (ctx->tape && count > 0)
+		record_contact_jacobian(w, ctx->tape, count, collide);
+	for (int i = 0; i < m->ball_count; i++) {
+		m->p[2 * i] = m->out_p[i].x.v;
+		m->p[2 * i + 1] = m->out_p[i].y.v;
+		m->v[2 * i] = m->out_v[i].x.v;
+		m->v[2 * i + 1] = m->out_v[i].y.v;
+		m->spin[i] = m->out_spin[i].v;
+		m->rotation[i] = m->out_rotation[i];
+	}
+}
+
+/* system.py _spring_step, one sub-step: kinetic, acceleration, impulses. */
+static void spring_substep(BraxWorkspace *w, ClStepContext *ctx, const double *u, double time)
+{
+	BraxModel *m = &w->model;
+	kinetic(m);
+	walls_update_normals(m);
+	accelerate(m, u);
+	if (ctx->tape) {
+		pending_compose(w, m->h, 0.0, 1.0, 0.0);
+		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
+	}
+	if (brax_find_pairs(m) > 0)
+		contact_pass(w, ctx, time, brax_spring_collide);
+}
+
+static void project_all(BraxModel *m)
+{
+	for (int i = 0; i < m->ball_count; i++) {
+		BraxVec v;
+		BraxDualQuat q = {bd_const(m->rotation[i].w), bd_const(m->rotation[i].y)};
+		BraxDual spin;
+		brax_pbd_project(m, value_vec(m->p + 2 * i), value_vec(m->p_prev + 2 * i), q, m->rotation_prev[i], &v, &q,
+						 &spin);
+		m->v[2 * i] = v.x.v;
+		m->v[2 * i + 1] = v.y.v;
+		m->rotation[i] = (BraxQuat){q.w.v, q.y.v};
+		m->spin[i] = spin.v;
+	}
+}
+
+/* system.py _pbd_step, one half-step of its loop body: acceleration,
+ * kinetic, then either the velocity projection (first half) or the
+ * collision passes (second half). The projection's derivative is the
+ * identity, so a contact-free half-step is linear. */
+static void pbd_halfstep(BraxWorkspace *w, ClStepContext *ctx, const double *u, double time, bool collide)
+{
+	BraxModel *m = &w->model;
+	memcpy(m->p_prev, m->p, sizeof *m->p * 2 * (size_t)m->ball_count);
+	memcpy(m->rotation_prev, m->rotation, sizeof *m->rotation * (size_t)m->ball_count);
+	accelerate(m, u);
+	kinetic(m);
+	walls_update_normals(m);
+	if (ctx->tape) {
+		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
+		pending_compose(w, m->h, 0.0, 1.0, 0.0);
+	}
+	if (collide && brax_find_pairs(m) > 0)
+		contact_pass(w, ctx, time, brax_pbd_collide);
+	else
+		project_all(m);
+	/* the frozen planes' quaternions are renormalised by the projection too */
+	for (int k = 0; k < m->wall_count; k++)
+		m->walls[k].rotation = brax_normalize(m->f32, m->walls[k].rotation);
+}
+
+static void step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
+{
+	BraxWorkspace *w = ctx->workspace;
+	BraxModel *m = &w->model;
+	if (ctx->step == 0)
+		prepare(m, ctx);
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int k = 0; k < 2; k++) {
+			m->p[2 * i + k] = brax_round(m->f32, s[4 * i + k]);
+			m->v[2 * i + k] = brax_round(m->f32, s[4 * i + 2 + k]);
+		}
+	}
+	w->pending = false;
+	for (int j = 0; j < m->substeps; j++) {
+		double time = (ctx->step + (j + 1.0) / m->substeps) * ctx->dt;
+		if (m->pbd) {
+			/* Brax pairs half-steps: even ones project, odd ones collide */
+			long long index = (long long)ctx->step * m->substeps + j;
+			pbd_halfstep(w, ctx, u, time, index % 2 == 1);
+		} else {
+			spring_substep(w, ctx, u, time);
+		}
+	}
+	pending_flush(w, ctx->tape);
+	for (int i = 0; i < m->ball_count; i++) {
+		for (int k = 0; k < 2; k++) {
+			s_next[4 * i + k] = m->p[2 * i + k];
+			s_next[4 * i + 2 + k] = m->v[2 * i + k];
+		}
+	}
+}
 
 const ClBackend cl_backend_compliant_brax = {
 	.info = {
@@ -21,15 +556,36 @@ const ClBackend cl_backend_compliant_brax = {
 		.mirrors = "Brax 0.0.13 legacy_spring",
 		.toi = false,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
-		.params = compliant_brax_params,
-		.param_count = 1,
+		.summary =
+			"Brax 0.0.13 legacy_spring in float32. Each sub-step (substeps per control interval, the control held): "
+			"p += v·h, then v += (u/m + g)·h, then velocity impulses from that state: a penetrating, approaching pair "
+			"gets J = −(1+e)·v_n/(1/m_a + 1/m_b) and a friction drag min(|v_t|, μJ) when |v_t| > 0.01. No position "
+			"correction (baumgarte_erp 0), so a ball may stay inside a wall after its bounce. Contact coefficients are "
+			"products of the two bodies' values (e², μ²: Brax copies the scene's value into every body). Contacts of "
+			"one body with several walls, or with several balls, are averaged (÷ count + 1e-8), not summed; the "
+			"sphere–sphere normal is Δ/(|Δ| + 1e-6). Friction spins the balls (unit inverse inertia); spin is simulated "
+			"but the state holds only p and v, so its derivative is not carried from one contact to the next (no "
+			"effect without friction; below 1e-7 on Task 2 with friction). Gradient: reverse-mode AD of this float32 program with "
+			"constant contact masks and no time-of-impact term, so the gradient ignores that a contact moves in time: "
+			"Task 3 learns a zero control (the collision disappears, then the loss rises), and float32 rounding "
+			"decides the Task 1 contact sub-step: ∂h/∂vy0 = −0.0958 in float32, −0.1000 in float64. "
+			"Generalisations: any wall normal (a plane body rotated about the out-of-plane axis, its quaternion "
+			"renormalised each sub-step as Brax does, so a float32 normal may be off by one ulp), any number of walls "
+			"and balls (one plane collider and one sphere collider, pairs in body order), masses (the drag on a "
+			"pair's second ball uses the first ball's mass, as in Brax), gravity, controls on every ball. "
+			"Degenerate contacts pass silently (status ok; Brax reports nothing): a tangential (grazing) pass "
+			"that touches at a sub-step is a contact, so a ball that only touches a wall bounces off it; "
+			"simultaneous contacts are averaged, so in a corner each wall's impulse is halved, the ball keeps "
+			"approaching, is hit again every sub-step and stops dead about 1 cm inside both walls, and three "
+			"balls in a row all stop; resting contact (Zeno) has no limit point: an impulse at every sub-step "
+			"keeps the ball chattering within about 1 mm of the surface; a ball starting in contact (at t = 0) "
+			"is an ordinary contact.",
+		.params = spring_params,
+		.param_count = PARAM_COUNT,
 	},
-	.step = placeholder_step,
-};
-
-static const ClParamDesc pbd_brax_params[] = {
-	{"precision", CL_PARAM_KIND_CHOICE, 0, 0, 1, "", "arithmetic of the forward pass", cl_precision_choices},
+	.create = create_spring,
+	.destroy = destroy,
+	.step = step,
 };
 
 const ClBackend cl_backend_pbd_brax = {
@@ -40,9 +596,34 @@ const ClBackend cl_backend_pbd_brax = {
 		.mirrors = "Brax 0.0.13 pbd",
 		.toi = false,
 		.gradient_is_derivative = true,
-		.summary = "not implemented yet",
-		.params = pbd_brax_params,
-		.param_count = 1,
+		.summary =
+			"Brax 0.0.13 pbd in float32. Sub-steps alternate a half-step without collisions and one with them "
+			"(Brax's loop body; with substeps 2 it is exactly Brax, an odd count carries the pairing into the next "
+			"control interval). Each half-step: v += (u/m + g)·h, p += v·h, then the velocity is recomputed from "
+			"the position change, (p − p_prev)/h, a float32 cancellation worth up to 3e-5 per half-step that biases "
+			"long runs. A collision half-step first pushes a penetrating ball out (Δp = d·n/(1 + 1e-6), plus static "
+			"friction), projects, then sets the normal velocity to −e times the approach velocity of before the "
+			"projection and applies dynamic friction min(μ|λ|/2h, |v_t|). Contact coefficients are products of the "
+			"two bodies' values (e², μ²); contacts of one body are averaged (÷ count + 1e-6); the 1e-6 regularisers "
+			"are kept. Spin (unit inverse inertia) is simulated and differentiated within a collision half-step, not "
+			"from one to the next: the state holds only p and v (no effect without friction; below 1e-7 on Task 2 "
+			"with friction). Gradient: "
+			"reverse-mode AD of this float32 program with constant contact masks and no time-of-impact term. The "
+			"Task 1 ∂h/∂y0 = −0.0020 consists only of the 1e-6 regularisers and rounding (float64: −0.0005), and in "
+			"Task 3 float32 drift moves the contact and changes the gradients by 0.5% against float64. "
+			"Generalisations as compliant-brax: any wall normal (rotated plane bodies, renormalised like Brax's), "
+			"any number of walls and balls, masses (the second ball's velocity change uses the first ball's mass, as "
+			"in Brax), gravity, controls on every ball. Degenerate contacts pass silently (status ok; Brax reports "
+			"nothing): a tangential (grazing) pass is a contact only if a collision half-step finds the ball "
+			"inside, so the sub-step grid decides; simultaneous contacts are averaged, so a corner or three balls "
+			"in a row lose most of their speed (e = 0.8 into a corner leaves at 0.09 of the approach speed, three "
+			"balls at e = 1 at half speed); in resting contact (Zeno) the projection holds the ball on the "
+			"surface and its gradient with respect to the initial height vanishes (about 1e-37 after 1 s); a "
+			"ball starting in contact (at t = 0) is an ordinary contact.",
+		.params = pbd_params,
+		.param_count = PARAM_COUNT,
 	},
-	.step = placeholder_step,
+	.create = create_pbd,
+	.destroy = destroy,
+	.step = step,
 };

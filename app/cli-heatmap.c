@@ -1,0 +1,249 @@
+/* contactlab heatmap: loss and gradient over a 2-D grid, per backend. */
+#include "cli-common.h"
+#include "cli-plots.h"
+#include "figures.h"
+#include "numbers.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* PARAM:MIN:MAX:N, split from the right so the name is everything before. */
+static gboolean parse_axis(const ClScene *scene, const char *option, const char *spec, ClSweepAxis *axis,
+						   GError **error)
+{
+	char **parts = g_strsplit(spec ? spec : "", ":", -1);
+	guint n = g_strv_length(parts);
+	gboolean ok = FALSE;
+	if (n < 4) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"%s %s: expected PARAM:MIN:MAX:N, e.g. ball.velocity.x:3:7:64", option, spec ? spec : "");
+		goto out;
+	}
+	GString *joined = g_string_new(parts[0]);
+	for (guint i = 1; i + 3 < n; i++)
+		g_string_append_printf(joined, ":%s", parts[i]);
+	char message[CL_MESSAGE_MAX];
+	if (!cl_param_parse(scene, joined->str, &axis->param, message, sizeof message)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", option, spec, message);
+		g_string_free(joined, TRUE);
+		goto out;
+	}
+	g_string_free(joined, TRUE);
+	double values[2];
+	for (int k = 0; k < 2; k++) {
+		char *end = NULL;
+		values[k] = g_ascii_strtod(parts[n - 3 + k], &end);
+		if (!*parts[n - 3 + k] || *end || !isfinite(values[k])) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s \"%s\" is not a finite number",
+						option, spec, k ? "MAX" : "MIN", parts[n - 3 + k]);
+			goto out;
+		}
+	}
+	char *end = NULL;
+	gint64 count = g_ascii_strtoll(parts[n - 1], &end, 10);
+	if (!*parts[n - 1] || *end || count < 1 || count > 1024) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: N \"%s\" must be a whole number from 1 to 1024",
+					option, spec, parts[n - 1]);
+		goto out;
+	}
+	if (count > 1 && values[0] == values[1]) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: MIN and MAX are equal", option, spec);
+		goto out;
+	}
+	axis->min = values[0];
+	axis->max = values[1];
+	axis->count = (int)count;
+	ok = TRUE;
+out:
+	g_strfreev(parts);
+	return ok;
+}
+
+typedef struct Progress {
+	gboolean show;
+	gint64 last;
+} Progress;
+
+static void on_progress(int done, int total, int slot, int ix, int iy, void *user)
+{
+	(void)slot;
+	(void)ix;
+	(void)iy;
+	Progress *p = user;
+	gint64 now = g_get_monotonic_time();
+	if (!p->show || (done < total && now - p->last < 100000))
+		return;
+	p->last = now;
+	fprintf(stderr, "\r%d/%d cells%s", done, total, done == total ? "\n" : "");
+}
+
+/* Reports the cells each backend could not compute, one line per backend. */
+static void report_failures(const ClSweepDef *def, const ClSweepCell *cells)
+{
+	size_t per_backend = (size_t)def->x.count * (size_t)def->y.count;
+	for (int b = 0; b < def->backend_count; b++) {
+		int counts[CL_STATUS_COUNT] = {0};
+		for (size_t i = 0; i < per_backend; i++)
+			counts[cells[b * per_backend + i].status]++;
+		GString *line = g_string_new(NULL);
+		for (int c = 1; c < CL_STATUS_COUNT; c++)
+			if (counts[c])
+				g_string_append_printf(line, "%s%d %s", line->len ? ", " : "", counts[c], cl_status_name(c));
+		if (line->len)
+			fprintf(stderr, "contactlab: note: %s: %s of %zu cells\n", cl_backend_info(def->backends[b])->id,
+					line->str, per_backend);
+		g_string_free(line, TRUE);
+	}
+}
+
+static gboolean export_figure(ClPlotFigure *figure, const char *path, ClPlotFormat format, double width,
+							  double height, double dpi, GError **error)
+{
+	return !path || cl_plot_figure_export(figure, path, format, width, height, dpi, error);
+}
+
+int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
+{
+	char **backend_ids = NULL, **settings = NULL, *x_spec = NULL, *y_spec = NULL, *quantity_name = NULL;
+	char *csv = NULL, *png = NULL, *svg = NULL, *pdf = NULL;
+	int threads = 0;
+	double dpi = CL_FIGURE_DPI, width = 0, height = 0;
+	gboolean dark = FALSE;
+	GOptionEntry entries[] = {
+		{"x", 'x', 0, G_OPTION_ARG_STRING, &x_spec, "The horizontal parameter, range and points", "PARAM:MIN:MAX:N"},
+		{"y", 'y', 0, G_OPTION_ARG_STRING, &y_spec, "The vertical parameter, range and points", "PARAM:MIN:MAX:N"},
+		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
+		{"quantity", 'q', 0, G_OPTION_ARG_STRING, &quantity_name,
+		 "loss, grad-x, grad-y, angle-error or sign-agreement (default: loss)", "Q"},
+		{"threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write x,y,backend,quantity,value here (- for stdout)", "FILE"},
+		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the figure as PNG", "FILE"},
+		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the figure as SVG", "FILE"},
+		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the figure as PDF", "FILE"},
+		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		{"width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Figure width in points (default: from the grid)", "PT"},
+		{"height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Figure height in points", "PT"},
+		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL},
+		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
+		G_OPTION_ENTRY_NULL,
+	};
+	char **positional = NULL;
+	GError *error = NULL;
+	ClScene *scene = NULL;
+	GArray *backends = NULL;
+	ClSweepCell *cells = NULL;
+	ClPlotFigure *figure = NULL;
+	int status = CL_EXIT_BAD_INPUT;
+	if (!cl_cli_parse_options("heatmap", "SCENE",
+							  "Sweeps two parameters over a grid and computes, per backend and cell, the loss and\n"
+							  "its derivatives (adjoint, or central differences for parameters without one).\n"
+							  "Writes CSV (x,y,backend,quantity,value; to stdout unless a figure is asked for)\n"
+							  "and/or a figure with one panel per backend on one colour scale.",
+							  entries, argc, argv, &positional, &error))
+		goto out;
+	if (g_strv_length(positional) != 1) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"heatmap: expected one SCENE (a scene file or a preset id), got %u arguments",
+					g_strv_length(positional));
+		goto out;
+	}
+	int quantity = quantity_name ? cl_sweep_quantity_find(quantity_name) : CL_SWEEP_LOSS;
+	if (quantity < 0) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--quantity %s: expected loss, grad-x, grad-y, angle-error or sign-agreement", quantity_name);
+		goto out;
+	}
+	if (threads < 0 || threads > 64) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--threads %d: expected 1 to 64", threads);
+		goto out;
+	}
+	if (!(backends = cl_cli_backends(backend_ids, &error)) ||
+		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
+		goto out;
+	ClSweepDef def = {.threads = threads ? threads : (int)g_get_num_processors()};
+	if (!x_spec || !y_spec) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "heatmap: --x and --y are required");
+		goto out;
+	}
+	if (!parse_axis(scene, "--x", x_spec, &def.x, &error) || !parse_axis(scene, "--y", y_spec, &def.y, &error))
+		goto out;
+	if (check_only) {
+		status = CL_EXIT_OK;
+		goto out;
+	}
+	/* the angle error and sign agreement are measured against exact: sweep it too */
+	int exact = cl_backend_find("exact"), exact_slot = -1;
+	for (guint k = 0; k < backends->len; k++)
+		if (g_array_index(backends, int, k) == exact)
+			exact_slot = (int)k;
+	if (exact_slot < 0 && (quantity == CL_SWEEP_ANGLE_ERROR || quantity == CL_SWEEP_SIGN_AGREEMENT)) {
+		exact_slot = (int)backends->len;
+		g_array_append_val(backends, exact);
+	}
+	def.backends = (const int *)backends->data;
+	def.backend_count = (int)backends->len;
+	Progress progress = {.show = isatty(STDERR_FILENO)};
+	def.progress = on_progress;
+	def.user = &progress;
+	cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));
+	ClStatus sweep_status;
+	gint64 start = g_get_monotonic_time();
+	if (!cl_sweep(scene, &def, cells, &sweep_status)) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "heatmap: %s", sweep_status.message);
+		goto out;
+	}
+	double seconds = (g_get_monotonic_time() - start) * 1e-6;
+	fprintf(stderr, "contactlab: %d × %d cells × %d backends in %.2f s on %d threads\n", def.x.count, def.y.count,
+			def.backend_count, seconds, def.threads);
+	report_failures(&def, cells);
+	status = CL_EXIT_OK;
+	if (csv || (!png && !svg && !pdf)) {
+		GString *text = cl_figure_heatmap_csv(&def, cells, (ClSweepQuantity)quantity, exact_slot);
+		if (!cl_write_output(csv ? csv : "-", text, &error))
+			status = CL_EXIT_FAILED;
+		g_string_free(text, TRUE);
+		if (error)
+			goto out;
+	}
+	if (png || svg || pdf) {
+		figure = cl_figure_heatmap(scene, &def, cells, (ClSweepQuantity)quantity, exact_slot);
+		if (dark)
+			cl_plot_figure_set_theme(figure, CL_PLOT_THEME_DARK);
+		double w, h;
+		cl_figure_heatmap_size(figure, &w, &h);
+		w = width > 0 ? width : w;
+		h = height > 0 ? height : h;
+		if (!export_figure(figure, png, CL_PLOT_FORMAT_PNG, w, h, dpi, &error) ||
+			!export_figure(figure, svg, CL_PLOT_FORMAT_SVG, w, h, dpi, &error) ||
+			!export_figure(figure, pdf, CL_PLOT_FORMAT_PDF, w, h, dpi, &error)) {
+			status = CL_EXIT_FAILED;
+			goto out;
+		}
+	}
+out:
+	if (error) {
+		if (status == CL_EXIT_OK)
+			status = CL_EXIT_BAD_INPUT;
+		cl_cli_fail(status, "%s", error->message);
+		g_error_free(error);
+	}
+	cl_plot_figure_free(figure);
+	g_free(cells);
+	if (backends)
+		g_array_free(backends, TRUE);
+	cl_scene_free(scene);
+	g_strfreev(positional);
+	g_strfreev(backend_ids);
+	g_strfreev(settings);
+	g_free(x_spec);
+	g_free(y_spec);
+	g_free(quantity_name);
+	g_free(csv);
+	g_free(png);
+	g_free(svg);
+	g_free(pdf);
+	return status;
+}

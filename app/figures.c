@@ -1,0 +1,720 @@
+/* Ready-made figures: heatmap small multiples and the paper's Figures 2, 4, 5. */
+#include "figures.h"
+
+#include "numbers.h"
+#include "scene-file.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ style */
+
+/* The non-TOI twin of a TOI backend ("impulse" of "impulse-toi") is dashed. */
+static bool has_toi_twin(int backend)
+{
+	char id[CL_ID_MAX + 8];
+	g_snprintf(id, sizeof id, "%s-toi", cl_backend_info(backend)->id);
+	return cl_backend_find(id) >= 0;
+}
+
+static ClPlotColor backend_color(int backend)
+{
+	if (strcmp(cl_backend_info(backend)->id, "exact") == 0)
+		return (ClPlotColor){0, 0, 0, 1};
+	return cl_plot_palette(backend - 1);
+}
+
+void cl_figure_style_series(ClPlotSeries *series, int backend)
+{
+	bool exact = strcmp(cl_backend_info(backend)->id, "exact") == 0;
+	cl_plot_series_set_color(series, backend_color(backend));
+	cl_plot_series_set_width(series, exact ? 1.8 : 1.3);
+	cl_plot_series_set_dash(series, has_toi_twin(backend) ? CL_PLOT_DASH_DASHED : CL_PLOT_DASH_SOLID);
+}
+
+static char *param_label(const ClScene *scene, const ClParam *param)
+{
+	char name[CL_NAME_MAX];
+	cl_param_name(scene, param, name, sizeof name);
+	return g_markup_escape_text(name, -1);
+}
+
+/* ---------------------------------------------------------------- heatmap */
+
+static bool measured_against_exact(ClSweepQuantity q)
+{
+	return q == CL_SWEEP_ANGLE_ERROR || q == CL_SWEEP_SIGN_AGREEMENT;
+}
+
+static bool slot_shown(ClSweepQuantity q, int exact_slot, int slot)
+{
+	return !(measured_against_exact(q) && slot == exact_slot);
+}
+
+static double cell_quantity(const ClSweepDef *def, const ClSweepCell *cells, ClSweepQuantity q, int exact_slot,
+							int slot, int ix, int iy)
+{
+	const ClSweepCell *exact = exact_slot >= 0 ? &cells[cl_sweep_index(def, exact_slot, ix, iy)] : NULL;
+	return cl_sweep_quantity(q, &cells[cl_sweep_index(def, slot, ix, iy)], exact);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile of the finite values (NAN when there are none). */
+static double quantile(GArray *values, double q)
+{
+	if (values->len == 0)
+		return NAN;
+	g_array_sort(values, compare_doubles);
+	guint i = (guint)lround(q * (values->len - 1));
+	return g_array_index(values, double, MIN(i, values->len - 1));
+}
+
+static void axis_edges(const ClSweepAxis *axis, double *lo, double *hi)
+{
+	if (axis->count <= 1) {
+		double half = fmax(0.5, 0.05 * fabs(axis->min));
+		*lo = axis->min - half;
+		*hi = axis->min + half;
+		return;
+	}
+	double half = 0.5 * (axis->max - axis->min) / (axis->count - 1);
+	*lo = fmin(axis->min, axis->max) - fabs(half);
+	*hi = fmax(axis->min, axis->max) + fabs(half);
+}
+
+ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, const ClSweepCell *cells,
+								ClSweepQuantity quantity, int exact_slot)
+{
+	int shown = 0;
+	for (int b = 0; b < def->backend_count; b++)
+		shown += slot_shown(quantity, exact_slot, b);
+	shown = MAX(shown, 1);
+	int cols = shown <= 3 ? shown : shown <= 4 ? 2 : shown <= 6 ? 3 : shown <= 8 ? 4 : 5;
+	int rows = (shown + cols - 1) / cols;
+	ClPlotFigure *f = cl_plot_figure_new(rows, cols);
+	cl_plot_figure_share_axes(f, true, true);
+	int nx = def->x.count, ny = def->y.count;
+	double x_lo, x_hi, y_lo, y_hi;
+	axis_edges(&def->x, &x_lo, &x_hi);
+	axis_edges(&def->y, &y_lo, &y_hi);
+	/* cells run from min to max; a reversed axis is drawn increasing */
+	bool flip_x = def->x.max < def->x.min, flip_y = def->y.max < def->y.min;
+	char *x_name = param_label(scene, &def->x.param), *y_name = param_label(scene, &def->y.param);
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(double));
+	double *values = g_new(double, (gsize)nx * (gsize)ny);
+	int panel = 0;
+	for (int b = 0; b < def->backend_count; b++) {
+		if (!slot_shown(quantity, exact_slot, b))
+			continue;
+		ClPlotPanel *p = cl_plot_figure_panel(f, panel / cols, panel % cols);
+		panel++;
+		for (int iy = 0; iy < ny; iy++)
+			for (int ix = 0; ix < nx; ix++) {
+				double v = measured_against_exact(quantity) && exact_slot < 0
+							   ? NAN
+							   : cell_quantity(def, cells, quantity, exact_slot, b, ix, iy);
+				values[(flip_y ? ny - 1 - iy : iy) * nx + (flip_x ? nx - 1 - ix : ix)] = v;
+				if (isfinite(v))
+					g_array_append_val(all, v);
+			}
+		cl_plot_panel_add_heatmap(p, nx, ny, values, x_lo, x_hi, y_lo, y_hi);
+		if (quantity == CL_SWEEP_LOSS) {
+			/* the descent direction on a coarse grid: where gradient descent would go */
+			int step_x = MAX(1, (nx + 11) / 12), step_y = MAX(1, (ny + 11) / 12);
+			GArray *qx = g_array_new(FALSE, FALSE, sizeof(double)), *qy = g_array_new(FALSE, FALSE, sizeof(double));
+			GArray *qu = g_array_new(FALSE, FALSE, sizeof(double)), *qv = g_array_new(FALSE, FALSE, sizeof(double));
+			for (int iy = step_y / 2; iy < ny; iy += step_y)
+				for (int ix = step_x / 2; ix < nx; ix += step_x) {
+					const ClSweepCell *c = &cells[cl_sweep_index(def, b, ix, iy)];
+					double x = cl_sweep_axis_value(&def->x, ix), y = cl_sweep_axis_value(&def->y, iy);
+					double u = -c->grad_x, v = -c->grad_y;
+					g_array_append_val(qx, x);
+					g_array_append_val(qy, y);
+					g_array_append_val(qu, u);
+					g_array_append_val(qv, v);
+				}
+			ClPlotQuiver *q = cl_plot_panel_add_quiver(p, (int)qx->len, (double *)qx->data, (double *)qy->data,
+													   (double *)qu->data, (double *)qv->data);
+			cl_plot_quiver_set_normalize(q, true);
+			cl_plot_quiver_set_color(q, (ClPlotColor){1, 1, 1, 0.85});
+			g_array_free(qx, TRUE);
+			g_array_free(qy, TRUE);
+			g_array_free(qu, TRUE);
+			g_array_free(qv, TRUE);
+		}
+		ClPlotSeries *m = cl_plot_panel_add_marker(p, cl_param_get(scene, &def->x.param),
+												   cl_param_get(scene, &def->y.param), CL_PLOT_MARKER_STAR, NULL);
+		cl_plot_series_set_color(m, (ClPlotColor){1, 1, 1, 1});
+		cl_plot_panel_set_title(p, cl_backend_info(def->backends[b])->id);
+		cl_plot_panel_set_x_axis(p, x_name, CL_PLOT_SCALE_LINEAR);
+		cl_plot_panel_set_y_axis(p, y_name, CL_PLOT_SCALE_LINEAR);
+	}
+	for (; panel < rows * cols; panel++)
+		cl_plot_panel_set_visible(cl_plot_figure_panel(f, panel / cols, panel % cols), false);
+
+	/* one colour scale for every panel, robust to the spikes at contact
+	 * boundaries: they saturate instead of washing out the rest */
+	char *label = NULL;
+	switch (quantity) {
+	case CL_SWEEP_LOSS: {
+		double lo = quantile(all, 0.0), hi = quantile(all, 0.99);
+		bool log_scale = lo > 0 && hi / lo > 100;
+		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, lo, hi,
+									   log_scale ? CL_PLOT_SCALE_LOG : CL_PLOT_SCALE_LINEAR, "loss");
+		break;
+	}
+	case CL_SWEEP_GRAD_X:
+	case CL_SWEEP_GRAD_Y: {
+		for (guint i = 0; i < all->len; i++)
+			g_array_index(all, double, i) = fabs(g_array_index(all, double, i));
+		double m = quantile(all, 0.98);
+		label = g_strdup_printf("∂L/∂%s", quantity == CL_SWEEP_GRAD_X ? x_name : y_name);
+		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_COOLWARM, isfinite(m) && m > 0 ? -m : NAN,
+									   isfinite(m) && m > 0 ? m : NAN, CL_PLOT_SCALE_LINEAR, label);
+		break;
+	}
+	case CL_SWEEP_ANGLE_ERROR:
+		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, 0, 180, CL_PLOT_SCALE_LINEAR,
+									   "angle error vs exact (°)");
+		break;
+	case CL_SWEEP_SIGN_AGREEMENT:
+	default:
+		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, 0, 1, CL_PLOT_SCALE_LINEAR,
+									   "sign agreement with exact");
+		break;
+	}
+	char *scene_name = g_markup_escape_text(scene->name, -1);
+	char *title = g_strdup_printf("%s: %s", scene_name, cl_sweep_quantity_name(quantity));
+	cl_plot_figure_set_title(f, title);
+	g_free(title);
+	g_free(scene_name);
+	g_free(label);
+	g_free(values);
+	g_array_free(all, TRUE);
+	g_free(x_name);
+	g_free(y_name);
+	return f;
+}
+
+void cl_figure_heatmap_size(const ClPlotFigure *figure, double *width, double *height)
+{
+	int rows = cl_plot_figure_rows(figure), cols = cl_plot_figure_cols(figure);
+	*width = MAX(CL_FIGURE_WIDTH, 150.0 * cols + 110.0);
+	*height = MAX(0.6 * CL_FIGURE_WIDTH, 150.0 * rows + 70.0);
+}
+
+GString *cl_figure_heatmap_csv(const ClSweepDef *def, const ClSweepCell *cells, ClSweepQuantity quantity,
+							   int exact_slot)
+{
+	GString *out = g_string_new("x,y,backend,quantity,value\n");
+	const char *name = cl_sweep_quantity_name(quantity);
+	/* shortest round-trip text is costly: each axis value once */
+	char **xs = g_new(char *, (gsize)def->x.count), **ys = g_new(char *, (gsize)def->y.count);
+	for (int ix = 0; ix < def->x.count; ix++)
+		xs[ix] = g_strdup(cl_format_number(cl_sweep_axis_value(&def->x, ix)).text);
+	for (int iy = 0; iy < def->y.count; iy++)
+		ys[iy] = g_strdup(cl_format_number(cl_sweep_axis_value(&def->y, iy)).text);
+	for (int b = 0; b < def->backend_count; b++) {
+		if (!slot_shown(quantity, exact_slot, b))
+			continue;
+		for (int iy = 0; iy < def->y.count; iy++)
+			for (int ix = 0; ix < def->x.count; ix++) {
+				double v = measured_against_exact(quantity) && exact_slot < 0
+							   ? NAN
+							   : cell_quantity(def, cells, quantity, exact_slot, b, ix, iy);
+				g_string_append_printf(out, "%s,%s,%s,%s,%s\n", xs[ix], ys[iy], cl_backend_info(def->backends[b])->id,
+									   name, cl_format_number(v).text);
+			}
+	}
+	for (int ix = 0; ix < def->x.count; ix++)
+		g_free(xs[ix]);
+	for (int iy = 0; iy < def->y.count; iy++)
+		g_free(ys[iy]);
+	g_free(xs);
+	g_free(ys);
+	return out;
+}
+
+/* ------------------------------------------------------- learning curves */
+
+typedef struct Recorder {
+	ClLearningCurve *curve;
+	int tracked_index; /* among the optimized parameters, −1: none */
+} Recorder;
+
+static bool record(int iteration, double loss, const double *parameters, void *user)
+{
+	Recorder *rec = user;
+	(void)loss;
+	/* parameters are after this iteration's update: they belong to the next loss */
+	if (rec->curve->tracked)
+		rec->curve->tracked[iteration + 1] = parameters[rec->tracked_index];
+	return true;
+}
+
+void cl_figure_learn(const ClScene *scene, int backend, const ClParam *tracked, ClLearningCurve *curve)
+{
+	memset(curve, 0, sizeof *curve);
+	curve->backend = backend;
+	Recorder rec = {curve, -1};
+	int count = 0;
+	char message[CL_MESSAGE_MAX];
+	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
+	for (int k = 0; tracked && k < count; k++)
+		if (params[k].target == tracked->target && params[k].ball == tracked->ball &&
+			params[k].step == tracked->step && params[k].axis == tracked->axis)
+			rec.tracked_index = k;
+	free(params);
+	if (rec.tracked_index >= 0) {
+		curve->tracked = g_new0(double, (gsize)scene->optimize.iterations + 2);
+		double x = cl_param_get(scene, tracked);
+		/* a float32 backend starts from the rounded value, as it stores it */
+		bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+		curve->tracked[0] = f32 ? (double)(float)x : x;
+	}
+	ClOptimizeResult result;
+	cl_optimize(scene, backend, NULL, record, &rec, &result);
+	curve->iterations = result.iterations_done;
+	curve->loss = g_memdup2(result.loss, sizeof(double) * (gsize)MAX(result.iterations_done, 1));
+	curve->value_count = result.parameter_count;
+	curve->values = g_memdup2(result.parameters, sizeof(double) * (gsize)MAX(result.parameter_count, 1));
+	curve->status = result.status;
+	cl_optimize_result_clear(&result);
+}
+
+void cl_learning_curve_clear(ClLearningCurve *curve)
+{
+	g_free(curve->loss);
+	g_free(curve->tracked);
+	g_free(curve->values);
+	memset(curve, 0, sizeof *curve);
+}
+
+static double *iteration_axis(int count)
+{
+	double *x = g_new(double, (gsize)MAX(count, 1));
+	for (int i = 0; i < count; i++)
+		x[i] = i;
+	return x;
+}
+
+static void add_learning_curves(ClPlotPanel *p, const ClLearningCurve *curves, int count, bool tracked)
+{
+	for (int c = 0; c < count; c++) {
+		const ClLearningCurve *curve = &curves[c];
+		if (curve->iterations == 0 || (tracked && !curve->tracked))
+			continue;
+		double *x = iteration_axis(curve->iterations);
+		ClPlotSeries *s = cl_plot_panel_add_line(p, cl_backend_info(curve->backend)->id, x,
+												 tracked ? curve->tracked : curve->loss, curve->iterations);
+		cl_figure_style_series(s, curve->backend);
+		g_free(x);
+	}
+}
+
+/* ---------------------------------------------------------------- figure 2 */
+
+/* A trajectory under a backend, with optimized values applied (NULL: as is). */
+static ClRollout *simulate(const ClScene *scene, int backend, const ClLearningCurve *optimized, ClScene **copy)
+{
+	*copy = cl_scene_copy(scene);
+	if (optimized && optimized->value_count > 0) {
+		int count = 0;
+		char message[CL_MESSAGE_MAX];
+		ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
+		if (params && count == optimized->value_count)
+			cl_optimize_apply(*copy, params, count, optimized->values);
+		free(params);
+	}
+	ClRollout *r = cl_rollout_new(*copy, backend);
+	cl_rollout_run(r, NULL, NULL, false);
+	return r;
+}
+
+/* Whether ball 0 comes within reach of every wall (Task 2's mode 1: ground then wall). */
+static bool touches_every_wall(const ClScene *scene, ClRollout *r)
+{
+	const double *s = cl_rollout_states(r);
+	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
+	for (int w = 0; w < scene->wall_count; w++) {
+		const ClWall *wall = &scene->walls[w];
+		double closest = INFINITY;
+		for (int k = 0; k <= n; k++) {
+			const double *p = s + (size_t)k * (size_t)size;
+			double d = wall->normal.x * (p[0] - wall->point.x) + wall->normal.y * (p[1] - wall->point.y);
+			closest = fmin(closest, d - scene->balls[0].radius);
+		}
+		/* a time-stepped contact is detected up to a step's travel away */
+		if (closest > 0.05)
+			return false;
+	}
+	return true;
+}
+
+static void add_path(ClPlotPanel *p, const ClScene *scene, ClRollout *r, int backend, bool label)
+{
+	const double *s = cl_rollout_states(r);
+	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
+	for (int b = 0; b < scene->ball_count; b++) {
+		double *x = g_new(double, (gsize)n + 1), *y = g_new(double, (gsize)n + 1);
+		for (int k = 0; k <= n; k++) {
+			x[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b];
+			y[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+		}
+		ClPlotSeries *line = cl_plot_panel_add_line(p, label && b == 0 ? cl_backend_info(backend)->id : NULL, x, y,
+													n + 1);
+		cl_figure_style_series(line, backend);
+		ClPlotShape *ball = cl_plot_panel_add_circle(p, x[n], y[n], scene->balls[b].radius);
+		ClPlotColor color = backend_color(backend);
+		color.a = 0.25;
+		cl_plot_shape_set_fill(ball, color);
+		color.a = 1;
+		cl_plot_shape_set_outline(ball, color, 0.8);
+		g_free(x);
+		g_free(y);
+	}
+}
+
+/* Walls as shaded half-planes, the start as an outlined ball, targets as crosses. */
+static void add_scene_decor(ClPlotPanel *p, const ClScene *scene)
+{
+	for (int w = 0; w < scene->wall_count; w++) {
+		const ClWall *wall = &scene->walls[w];
+		double tx = -wall->normal.y, ty = wall->normal.x, far = 1e3;
+		double x[4] = {wall->point.x + far * tx, wall->point.x - far * tx, wall->point.x - far * tx - far * wall->normal.x,
+					   wall->point.x + far * tx - far * wall->normal.x};
+		double y[4] = {wall->point.y + far * ty, wall->point.y - far * ty, wall->point.y - far * ty - far * wall->normal.y,
+					   wall->point.y + far * ty - far * wall->normal.y};
+		ClPlotShape *shape = cl_plot_panel_add_polygon(p, x, y, 4);
+		cl_plot_shape_set_fill(shape, (ClPlotColor){0.5, 0.5, 0.5, 0.35});
+	}
+	for (int b = 0; b < scene->ball_count; b++) {
+		ClPlotShape *start =
+			cl_plot_panel_add_circle(p, scene->balls[b].position.x, scene->balls[b].position.y, scene->balls[b].radius);
+		cl_plot_shape_set_fill(start, (ClPlotColor){0, 0, 0, 0});
+		cl_plot_shape_set_outline(start, (ClPlotColor){0.3, 0.3, 0.3, 1}, 0.8);
+	}
+	for (int k = 0; k < scene->loss_count; k++)
+		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
+			ClPlotSeries *m =
+				cl_plot_panel_add_marker(p, scene->loss[k].target.x, scene->loss[k].target.y, CL_PLOT_MARKER_CROSS, NULL);
+			cl_plot_series_set_marker(m, CL_PLOT_MARKER_CROSS, 8, 1);
+			cl_plot_panel_add_text(p, scene->loss[k].target.x + 0.1, scene->loss[k].target.y, CL_PLOT_ANCHOR_LEFT,
+								   "target");
+		}
+}
+
+/* Grows a bounding box by a trajectory's points. */
+static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
+{
+	const double *s = cl_rollout_states(r);
+	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
+	for (int k = 0; k <= n; k++)
+		for (int b = 0; b < scene->ball_count; b++) {
+			double x = s[(size_t)k * (size_t)size + 4 * (size_t)b], y = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+			if (!isfinite(x) || !isfinite(y) || fabs(x) > 50 || fabs(y) > 50)
+				continue; /* a diverged run must not shrink everything else to a dot */
+			box[0] = fmin(box[0], x - scene->balls[b].radius);
+			box[1] = fmax(box[1], x + scene->balls[b].radius);
+			box[2] = fmin(box[2], y - scene->balls[b].radius);
+			box[3] = fmax(box[3], y + scene->balls[b].radius);
+		}
+}
+
+ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curves, int count)
+{
+	ClPlotFigure *f = cl_plot_figure_new(2, 3);
+	cl_plot_figure_set_title(f, "Task 2: trajectories and learning curves");
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
+	cl_plot_figure_set_row_weight(f, 0, 0.5); /* the trajectories are wide and flat */
+	ClPlotPanel *initial = cl_plot_figure_panel(f, 0, 0), *mode1 = cl_plot_figure_panel(f, 0, 1);
+	ClPlotPanel *mode2 = cl_plot_figure_panel(f, 0, 2);
+	cl_plot_panel_set_title(initial, "(a) initial trajectories");
+	cl_plot_panel_set_title(mode1, "(b) optimized: ground, then wall");
+	cl_plot_panel_set_title(mode2, "(c) optimized: ground only");
+	double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+	for (int k = 0; k < scene->loss_count; k++)
+		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
+			box[0] = fmin(box[0], scene->loss[k].target.x);
+			box[1] = fmax(box[1], scene->loss[k].target.x);
+			box[2] = fmin(box[2], scene->loss[k].target.y);
+			box[3] = fmax(box[3], scene->loss[k].target.y + 0.3);
+		}
+	for (int c = 0; c < count; c++) {
+		ClScene *copy;
+		ClRollout *r = simulate(scene, curves[c].backend, NULL, &copy);
+		add_path(initial, copy, r, curves[c].backend, true);
+		grow_box(box, copy, r);
+		cl_rollout_free(r);
+		cl_scene_free(copy);
+		if (curves[c].iterations == 0)
+			continue;
+		r = simulate(scene, curves[c].backend, &curves[c], &copy);
+		add_path(touches_every_wall(copy, r) ? mode1 : mode2, copy, r, curves[c].backend, false);
+		grow_box(box, copy, r);
+		cl_rollout_free(r);
+		cl_scene_free(copy);
+	}
+	for (int c = 0; c < 3; c++) {
+		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
+		add_scene_decor(p, scene);
+		double pad = 0.1;
+		cl_plot_panel_set_x_range(p, box[0] - pad, box[1] + pad);
+		cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + 2 * pad);
+		cl_plot_panel_set_equal_aspect(p, true);
+		cl_plot_panel_set_grid(p, false);
+		cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
+		cl_plot_panel_set_y_axis(p, c == 0 ? "y (m)" : NULL, CL_PLOT_SCALE_LINEAR);
+		cl_plot_panel_set_legend(p, CL_PLOT_LEGEND_NONE);
+	}
+
+	ClPlotPanel *loss = cl_plot_figure_panel(f, 1, 0), *vx = cl_plot_figure_panel(f, 1, 1);
+	ClPlotPanel *final = cl_plot_figure_panel(f, 1, 2);
+	cl_plot_panel_set_title(loss, "(d) loss");
+	cl_plot_panel_set_x_axis(loss, "iteration", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(loss, "loss", CL_PLOT_SCALE_LOG);
+	add_learning_curves(loss, curves, count, false);
+	cl_plot_panel_set_title(vx, "(e) initial horizontal velocity");
+	cl_plot_panel_set_x_axis(vx, "iteration", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(vx, "v<sub>x,0</sub> (m/s)", CL_PLOT_SCALE_LINEAR);
+	add_learning_curves(vx, curves, count, true);
+	cl_plot_panel_set_title(final, "(f) optimized v<sub>0</sub>");
+	cl_plot_panel_set_x_axis(final, "v<sub>x,0</sub> (m/s)", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(final, "v<sub>y,0</sub> (m/s)", CL_PLOT_SCALE_LINEAR);
+	ClPlotSeries *start = cl_plot_panel_add_marker(final, scene->balls[0].velocity.x, scene->balls[0].velocity.y,
+												   CL_PLOT_MARKER_SQUARE, "initial v<sub>0</sub>");
+	cl_plot_series_set_color(start, (ClPlotColor){0.45, 0.45, 0.45, 1});
+	/* the optimized values of ball 0's initial velocity */
+	int expanded = 0;
+	char message[CL_MESSAGE_MAX];
+	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &expanded, message, sizeof message);
+	for (int c = 0; c < count; c++) {
+		double v[2] = {NAN, NAN};
+		for (int k = 0; params && k < expanded && k < curves[c].value_count; k++)
+			if (params[k].target == CL_PARAM_VELOCITY && params[k].ball == 0)
+				v[params[k].axis] = curves[c].values[k];
+		if (curves[c].iterations == 0 || !isfinite(v[0]) || !isfinite(v[1]))
+			continue;
+		ClPlotSeries *m = cl_plot_panel_add_marker(final, v[0], v[1], CL_PLOT_MARKER_CIRCLE, NULL);
+		cl_plot_series_set_color(m, backend_color(curves[c].backend));
+	}
+	free(params);
+	for (int c = 0; c < 3; c++)
+		cl_plot_panel_set_legend(cl_plot_figure_panel(f, 1, c), CL_PLOT_LEGEND_NONE);
+	return f;
+}
+
+/* ---------------------------------------------------------------- figure 4 */
+
+static char *optimum_label(double value)
+{
+	return g_strdup_printf("analytic optimum (%.4f)", value);
+}
+
+/* The x component of the first controlled ball's optimized controls. */
+static bool control_profile(const ClScene *scene, const ClLearningCurve *curve, double *ux, int *ball)
+{
+	int count = 0;
+	char message[CL_MESSAGE_MAX];
+	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
+	bool any = false;
+	*ball = -1;
+	for (int k = 0; params && k < count && k < curve->value_count; k++)
+		if (params[k].target == CL_PARAM_CONTROL && params[k].axis == 0 && (*ball < 0 || params[k].ball == *ball)) {
+			*ball = params[k].ball;
+			ux[params[k].step] = curve->values[k];
+			any = true;
+		}
+	free(params);
+	return any;
+}
+
+ClPlotFigure *cl_figure_task3(const ClScene *scene, const ClLearningCurve *curves, int count)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 2);
+	cl_plot_figure_set_title(f, "Task 3: learning curves and learned controls");
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_RIGHT);
+	ClPlotPanel *loss = cl_plot_figure_panel(f, 0, 0), *control = cl_plot_figure_panel(f, 0, 1);
+	cl_plot_panel_set_title(loss, "learning curves");
+	cl_plot_panel_set_x_axis(loss, "iteration", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(loss, "loss", CL_PLOT_SCALE_LINEAR);
+	add_learning_curves(loss, curves, count, false);
+	double optimum = cl_two_ball_optimum(scene, NULL);
+	if (isfinite(optimum)) {
+		char *label = optimum_label(optimum);
+		ClPlotSeries *h = cl_plot_panel_add_hline(loss, optimum, label);
+		cl_plot_series_set_color(h, (ClPlotColor){0.35, 0.35, 0.35, 1});
+		g_free(label);
+	}
+	cl_plot_panel_set_title(control, "learned control profiles");
+	cl_plot_panel_set_x_axis(control, "time (s)", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(control, "u<sub>x</sub> (N)", CL_PLOT_SCALE_LINEAR);
+	int steps = scene->steps;
+	double dt = cl_scene_dt(scene);
+	double *t = g_new(double, (gsize)steps), *ux = g_new(double, (gsize)steps);
+	for (int n = 0; n < steps; n++)
+		t[n] = (n + 0.5) * dt;
+	for (int c = 0; c < count; c++) {
+		int ball;
+		for (int n = 0; n < steps; n++)
+			ux[n] = NAN;
+		if (curves[c].iterations == 0 || !control_profile(scene, &curves[c], ux, &ball))
+			continue;
+		ClPlotSeries *s = cl_plot_panel_add_line(control, NULL, t, ux, steps);
+		cl_figure_style_series(s, curves[c].backend);
+	}
+	double *u = g_new(double, 2 * (gsize)steps);
+	if (cl_two_ball_optimal_control(scene, u)) {
+		for (int n = 0; n < steps; n++)
+			ux[n] = u[2 * n];
+		ClPlotSeries *s = cl_plot_panel_add_line(control, "analytic optimal control", t, ux, steps);
+		cl_plot_series_set_color(s, (ClPlotColor){0, 0, 0, 1});
+		cl_plot_series_set_width(s, 2.2);
+		cl_plot_series_set_dash(s, CL_PLOT_DASH_DOTTED);
+	}
+	g_free(u);
+	g_free(t);
+	g_free(ux);
+	return f;
+}
+
+/* ---------------------------------------------------------------- figure 5 */
+
+ClPlotFigure *cl_figure_parameter_study(const ClScene *scene, const char *parameter, const double *values,
+										const ClLearningCurve *curves, int count)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	const char *id = count > 0 ? cl_backend_info(curves[0].backend)->id : "";
+	char *title = g_strdup_printf("%s: %s learning curves by %s", scene->name, id, parameter);
+	char *escaped = g_markup_escape_text(title, -1);
+	cl_plot_figure_set_title(f, escaped);
+	g_free(escaped);
+	g_free(title);
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	cl_plot_panel_set_x_axis(p, "iteration", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(p, "loss", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_legend(p, CL_PLOT_LEGEND_UPPER_RIGHT);
+	for (int c = 0; c < count; c++) {
+		if (curves[c].iterations == 0)
+			continue;
+		char value[96];
+		ClPlotTicks decade = {.step = 1};
+		if (values[c] > 0 && fabs(log10(values[c]) - round(log10(values[c]))) < 1e-12)
+			cl_plot_format_tick(values[c], &decade, CL_PLOT_SCALE_LOG, value, sizeof value);
+		else
+			g_strlcpy(value, cl_format_number(values[c]).text, sizeof value);
+		char *label = g_strdup_printf("%s = %s", parameter, value);
+		double *x = iteration_axis(curves[c].iterations);
+		ClPlotSeries *s = cl_plot_panel_add_line(p, label, x, curves[c].loss, curves[c].iterations);
+		cl_plot_series_set_width(s, 1.4);
+		g_free(label);
+		g_free(x);
+	}
+	double optimum = cl_two_ball_optimum(scene, NULL);
+	if (isfinite(optimum)) {
+		char *label = optimum_label(optimum);
+		ClPlotSeries *h = cl_plot_panel_add_hline(p, optimum, label);
+		cl_plot_series_set_color(h, (ClPlotColor){0.35, 0.35, 0.35, 1});
+		g_free(label);
+	}
+	return f;
+}
+
+/* ------------------------------------------------------------- the paper */
+
+typedef struct LearnJob {
+	const ClScene *scene;
+	int backend;
+	const ClParam *tracked;
+	ClLearningCurve *curve;
+} LearnJob;
+
+static void learn_job(gpointer data, gpointer user)
+{
+	(void)user;
+	LearnJob *job = data;
+	cl_figure_learn(job->scene, job->backend, job->tracked, job->curve);
+}
+
+/* Learns jobs in parallel, one backend (or parameter value) per job. */
+static void learn_all(LearnJob *jobs, int count)
+{
+	GThreadPool *pool = g_thread_pool_new(learn_job, NULL, (int)MAX(1u, g_get_num_processors()), TRUE, NULL);
+	for (int i = 0; i < count; i++)
+		g_thread_pool_push(pool, &jobs[i], NULL);
+	g_thread_pool_free(pool, FALSE, TRUE);
+}
+
+/* Backends that can run the scene at all (placeholders report unsupported). */
+static GArray *runnable_backends(const ClScene *scene)
+{
+	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
+	for (int b = 0; b < cl_backend_count(); b++) {
+		ClRollout *r = cl_rollout_new(scene, b);
+		cl_rollout_run(r, NULL, NULL, false);
+		if (cl_rollout_status(r)->code != CL_STATUS_UNSUPPORTED)
+			g_array_append_val(backends, b);
+		cl_rollout_free(r);
+	}
+	return backends;
+}
+
+ClPlotFigure *cl_figure_paper(int number, GError **error)
+{
+	if (number != 2 && number != 4 && number != 5) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"figure %d: the paper's ready-made figures are 2, 4 and 5", number);
+		return NULL;
+	}
+	ClScene *scene = cl_preset_load(number == 2 ? "task2-ground-wall" : "task3-two-balls", error);
+	if (!scene)
+		return NULL;
+	ClPlotFigure *figure = NULL;
+	if (number == 5) {
+		static const double stiffness[] = {1e2, 1e3, 1e4, 1e5};
+		int backend = cl_backend_find("compliant-warp");
+		enum { COUNT = G_N_ELEMENTS(stiffness) };
+		ClScene *scenes[COUNT];
+		ClLearningCurve curves[COUNT];
+		LearnJob jobs[COUNT];
+		for (int i = 0; i < COUNT; i++) {
+			scenes[i] = cl_scene_copy(scene);
+			char message[CL_MESSAGE_MAX];
+			if (!cl_scene_set_backend_param(scenes[i], backend, "stiffness", stiffness[i], message, sizeof message))
+				g_warning("%s", message);
+			jobs[i] = (LearnJob){scenes[i], backend, NULL, &curves[i]};
+		}
+		learn_all(jobs, COUNT);
+		figure = cl_figure_parameter_study(scene, "k<sub>n</sub>", stiffness, curves, COUNT);
+		cl_plot_figure_set_title(figure, "Task 3: compliant-warp learning curves by spring stiffness k<sub>n</sub>");
+		for (int i = 0; i < COUNT; i++) {
+			cl_learning_curve_clear(&curves[i]);
+			cl_scene_free(scenes[i]);
+		}
+	} else {
+		GArray *backends = runnable_backends(scene);
+		int count = (int)backends->len;
+		ClLearningCurve *curves = g_new0(ClLearningCurve, (gsize)MAX(count, 1));
+		LearnJob *jobs = g_new0(LearnJob, (gsize)MAX(count, 1));
+		ClParam vx;
+		char message[CL_MESSAGE_MAX];
+		bool have_vx = number == 2 && cl_param_parse(scene, "ball.velocity.x", &vx, message, sizeof message);
+		for (int i = 0; i < count; i++)
+			jobs[i] = (LearnJob){scene, g_array_index(backends, int, i), have_vx ? &vx : NULL, &curves[i]};
+		learn_all(jobs, count);
+		figure = number == 2 ? cl_figure_task2(scene, curves, count) : cl_figure_task3(scene, curves, count);
+		for (int i = 0; i < count; i++)
+			cl_learning_curve_clear(&curves[i]);
+		g_free(curves);
+		g_free(jobs);
+		g_array_free(backends, TRUE);
+	}
+	cl_scene_free(scene);
+	return figure;
+}

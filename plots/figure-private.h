@@ -1,0 +1,106 @@
+/* The figure model shared by the builder, the layout and the renderer. */
+#pragma once
+
+#include "plot.h"
+
+typedef enum SeriesKind {
+	SERIES_LINE,
+	SERIES_HLINE,
+	SERIES_VLINE,
+	SERIES_MARKER,
+} SeriesKind;
+
+struct ClPlotSeries {
+	SeriesKind kind;
+	char *label;
+	double *x, *y;
+	int count;
+	ClPlotColor color;
+	bool color_set; /* otherwise the palette entry `palette_index`, or the foreground for annotations */
+	int palette_index;
+	double width;
+	ClPlotDash dash;
+	ClPlotMarker marker;
+	double marker_size;
+	int marker_every;
+	bool line_visible;
+};
+
+struct ClPlotHeatmap {
+	int nx, ny;
+	double *values;
+	double x_min, x_max, y_min, y_max;
+};
+
+struct ClPlotQuiver {
+	int count;
+	double *x, *y, *u, *v;
+	ClPlotColor color;
+	bool color_set;
+	bool normalize;
+};
+
+struct ClPlotShape {
+	bool circle;
+	double *x, *y;
+	int count;
+	double cx, cy, r;
+	ClPlotColor fill;
+	bool has_fill;
+	ClPlotColor outline;
+	double outline_width;
+};
+
+typedef struct PlotText {
+	double x, y;
+	ClPlotAnchor anchor;
+	char *text;
+} PlotText;
+
+typedef struct PlotAxis {
+	char *label;
+	ClPlotScale scale;
+	double fixed_min, fixed_max; /* NAN: from the data */
+	double min, max;             /* resolved by the last layout */
+	ClPlotTicks ticks;
+} PlotAxis;
+
+typedef struct PlotRect {
+	double x, y, w, h;
+} PlotRect;
+
+struct ClPlotPanel {
+	ClPlotFigure *figure;
+	char *title;
+	PlotAxis x, y;
+	bool equal_aspect;
+	bool hidden;
+	int grid; /* −1: on unless the panel shows a heatmap */
+	ClPlotLegend legend;
+	GPtrArray *series, *heatmaps, *quivers, *shapes, *texts;
+	int next_color;
+	PlotRect area; /* plot area of the last draw */
+	bool show_x_labels, show_y_labels;
+};
+
+struct ClPlotFigure {
+	int rows, cols;
+	ClPlotPanel *panels;
+	double *row_weights;
+	char *title;
+	ClPlotThemeKind theme;
+	double font_size;
+	bool share_x, share_y;
+	ClPlotLegend legend;
+	ClPlotColormap colormap;
+	double color_min, color_max; /* requested; NAN: from the data */
+	ClPlotScale color_scale;
+	char *color_label;
+	double crosshair_x, crosshair_y;
+	/* resolved by the last draw */
+	bool has_heatmap;
+	double color_lo, color_hi;
+	bool laid_out;
+};
+
+double cl_plot_axis_fraction(const PlotAxis *axis, double value);

@@ -1,0 +1,346 @@
+/* 2-D parameter sweeps of loss and gradient, per backend, across threads. */
+#include "core.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#define SWEEP_AXIS_MAX 4096
+#define SWEEP_THREADS_MAX 64
+
+double cl_sweep_axis_value(const ClSweepAxis *axis, int index)
+{
+	if (axis->count <= 1)
+		return axis->min;
+	/* from both ends, so the last value is max exactly */
+	double t = (double)index / (axis->count - 1);
+	return t < 0.5 ? axis->min + t * (axis->max - axis->min) : axis->max - (1.0 - t) * (axis->max - axis->min);
+}
+
+typedef struct Sweep {
+	const ClScene *scene;
+	const ClSweepDef *def;
+	ClSweepCell *cells;
+	double *s0_base, *u_base; /* the scene's initial state and controls */
+	int state_size, control_size;
+	bool adjoint_x, adjoint_y;
+	atomic_int next; /* next work item */
+	mtx_t progress_lock;
+	int done;
+	int total;
+} Sweep;
+
+typedef struct Worker {
+	Sweep *sweep;
+	ClRollout **rollouts; /* one per backend slot, reused while both parameters have adjoints */
+	double *s0, *u, *g_s0, *g_u;
+} Worker;
+
+static void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* Where a state or control parameter lives in the rollout's (s0, u). */
+static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *u)
+{
+	switch (p->target) {
+	case CL_PARAM_POSITION:
+		return s0 + 4 * p->ball + p->axis;
+	case CL_PARAM_VELOCITY:
+		return s0 + 4 * p->ball + 2 + p->axis;
+	case CL_PARAM_CONTROL:
+		return u + 2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis;
+	default:
+		return NULL;
+	}
+}
+
+/* float32 losses carry ~1e-7 relative rounding noise: their default step is
+ * a thousand times larger than float64's (as the `gradients` command does). */
+static double fd_step(const ClSweepDef *def, const ClScene *scene, int backend, double value)
+{
+	bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-3 : 1e-6;
+	return h * fmax(1.0, fabs(value));
+}
+
+static void merge_status(ClStatusCode *into, ClStatusCode code)
+{
+	if (*into == CL_STATUS_OK || (cl_status_is_fatal(code) && !cl_status_is_fatal(*into)))
+		*into = code;
+}
+
+/* Both parameters are initial-state or control entries: one recorded run and
+ * its adjoint on a reused rollout. */
+static ClSweepCell cell_adjoint(Worker *w, int slot_index, double x, double y)
+{
+	Sweep *sw = w->sweep;
+	const ClSweepDef *def = sw->def;
+	if (!w->rollouts[slot_index])
+		w->rollouts[slot_index] = cl_rollout_new(sw->scene, def->backends[slot_index]);
+	ClRollout *r = w->rollouts[slot_index];
+	memcpy(w->s0, sw->s0_base, sizeof(double) * (size_t)sw->state_size);
+	memcpy(w->u, sw->u_base, sizeof(double) * (size_t)sw->control_size);
+	*slot(sw->scene, &def->x.param, w->s0, w->u) = x;
+	*slot(sw->scene, &def->y.param, w->s0, w->u) = y;
+	cl_rollout_run(r, w->s0, w->u, true);
+	ClSweepCell cell = {.loss = cl_rollout_loss(r), .status = cl_rollout_status(r)->code};
+	cl_rollout_gradient(r, w->g_s0, w->g_u);
+	cell.grad_x = *slot(sw->scene, &def->x.param, w->g_s0, w->g_u);
+	cell.grad_y = *slot(sw->scene, &def->y.param, w->g_s0, w->g_u);
+	return cell;
+}
+
+/* A parameter without an adjoint (elasticity, mass, …) changes the scene
+ * itself: a scene copy and a fresh rollout, central differences for it. */
+static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
+{
+	Sweep *sw = w->sweep;
+	const ClSweepDef *def = sw->def;
+	int backend = def->backends[slot_index];
+	ClScene *scene = cl_scene_copy(sw->scene);
+	cl_param_set(scene, &def->x.param, x);
+	cl_param_set(scene, &def->y.param, y);
+	ClRollout *r = cl_rollout_new(scene, backend);
+	bool any_adjoint = sw->adjoint_x || sw->adjoint_y;
+	cl_rollout_run(r, NULL, NULL, any_adjoint);
+	ClSweepCell cell = {.loss = cl_rollout_loss(r), .status = cl_rollout_status(r)->code};
+	double *g_s0 = NULL, *g_u = NULL;
+	if (any_adjoint) {
+		g_s0 = xcalloc((size_t)cl_state_size(scene), sizeof(double));
+		g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
+		cl_rollout_gradient(r, g_s0, g_u);
+	}
+	const ClParam *params[2] = {&def->x.param, &def->y.param};
+	bool adjoint[2] = {sw->adjoint_x, sw->adjoint_y};
+	double values[2] = {x, y}, grads[2];
+	for (int k = 0; k < 2; k++) {
+		if (adjoint[k]) {
+			grads[k] = *slot(scene, params[k], g_s0, g_u);
+			continue;
+		}
+		ClStatus fd_status;
+		grads[k] = cl_finite_difference(scene, backend, params[k], fd_step(def, scene, backend, values[k]), &fd_status);
+		merge_status(&cell.status, fd_status.code);
+	}
+	cell.grad_x = grads[0];
+	cell.grad_y = grads[1];
+	free(g_s0);
+	free(g_u);
+	cl_rollout_free(r);
+	cl_scene_free(scene);
+	return cell;
+}
+
+static int worker_main(void *data)
+{
+	Worker *w = data;
+	Sweep *sw = w->sweep;
+	const ClSweepDef *def = sw->def;
+	int per_point = def->backend_count;
+	for (;;) {
+		if (def->cancel && atomic_load(def->cancel))
+			break;
+		int item = atomic_fetch_add(&sw->next, 1);
+		if (item >= sw->total)
+			break;
+		/* row by row, every backend at a point before the next: tiles of all
+		 * panels grow together */
+		int point = item / per_point, slot_index = item % per_point;
+		int ix = point % def->x.count, iy = point / def->x.count;
+		double x = cl_sweep_axis_value(&def->x, ix), y = cl_sweep_axis_value(&def->y, iy);
+		ClSweepCell cell = sw->adjoint_x && sw->adjoint_y ? cell_adjoint(w, slot_index, x, y)
+														  : cell_general(w, slot_index, x, y);
+		if (cl_status_is_fatal(cell.status))
+			cell.loss = cell.grad_x = cell.grad_y = NAN;
+		mtx_lock(&sw->progress_lock);
+		sw->cells[cl_sweep_index(def, slot_index, ix, iy)] = cell;
+		int done = ++sw->done;
+		if (def->progress)
+			def->progress(done, sw->total, slot_index, ix, iy, def->user);
+		mtx_unlock(&sw->progress_lock);
+	}
+	return 0;
+}
+
+static bool fail(ClStatus *status, const char *message)
+{
+	if (status) {
+		*status = (ClStatus){.code = CL_STATUS_UNSUPPORTED, .step = -1};
+		snprintf(status->message, sizeof status->message, "%s", message);
+	}
+	return false;
+}
+
+static bool check_axis(const ClScene *scene, const ClSweepAxis *axis, const char *which, ClStatus *status)
+{
+	char message[CL_MESSAGE_MAX];
+	if (axis->count < 1 || axis->count > SWEEP_AXIS_MAX) {
+		snprintf(message, sizeof message, "sweep %s: %d points (1 to %d allowed)", which, axis->count,
+				 SWEEP_AXIS_MAX);
+		return fail(status, message);
+	}
+	if (!isfinite(axis->min) || !isfinite(axis->max)) {
+		snprintf(message, sizeof message, "sweep %s: the range must be finite", which);
+		return fail(status, message);
+	}
+	const ClParam *p = &axis->param;
+	bool ball_param = p->target == CL_PARAM_POSITION || p->target == CL_PARAM_VELOCITY ||
+					  p->target == CL_PARAM_CONTROL || p->target == CL_PARAM_RADIUS || p->target == CL_PARAM_MASS;
+	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) ||
+		(p->target == CL_PARAM_CONTROL && (p->step < 0 || p->step >= scene->steps)) || p->axis < 0 || p->axis > 1) {
+		snprintf(message, sizeof message, "sweep %s: the parameter does not exist in this scene", which);
+		return fail(status, message);
+	}
+	return true;
+}
+
+bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, ClStatus *status)
+{
+	if (status)
+		*status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
+	if (!check_axis(scene, &def->x, "x", status) || !check_axis(scene, &def->y, "y", status))
+		return false;
+	if (memcmp(&def->x.param, &def->y.param, sizeof def->x.param) == 0)
+		return fail(status, "sweep: x and y are the same parameter");
+	if (def->backend_count < 1 || !def->backends)
+		return fail(status, "sweep: no backend");
+	for (int b = 0; b < def->backend_count; b++)
+		if (!cl_backend_info(def->backends[b]))
+			return fail(status, "sweep: unknown backend");
+	size_t total = cl_sweep_cell_count(def);
+	if (total > (size_t)INT32_MAX / 2)
+		return fail(status, "sweep: too many cells");
+	for (size_t i = 0; i < total; i++)
+		cells[i] = (ClSweepCell){NAN, NAN, NAN, CL_STATUS_CANCELLED};
+
+	Sweep sw = {
+		.scene = scene,
+		.def = def,
+		.cells = cells,
+		.state_size = cl_state_size(scene),
+		.control_size = cl_control_size(scene),
+		.adjoint_x = cl_param_has_adjoint(&def->x.param),
+		.adjoint_y = cl_param_has_adjoint(&def->y.param),
+		.total = (int)total,
+	};
+	atomic_init(&sw.next, 0);
+	if (mtx_init(&sw.progress_lock, mtx_plain) != thrd_success)
+		return fail(status, "sweep: cannot create a lock");
+	sw.s0_base = xcalloc((size_t)sw.state_size, sizeof(double));
+	sw.u_base = xcalloc((size_t)sw.control_size, sizeof(double));
+	cl_scene_initial_state(scene, sw.s0_base);
+	cl_scene_controls(scene, sw.u_base);
+
+	int threads = def->threads < 1 ? 1 : def->threads > SWEEP_THREADS_MAX ? SWEEP_THREADS_MAX : def->threads;
+	if (threads > sw.total)
+		threads = sw.total;
+	Worker *workers = xcalloc((size_t)threads, sizeof *workers);
+	thrd_t *ids = xcalloc((size_t)threads, sizeof *ids);
+	bool *running = xcalloc((size_t)threads, sizeof *running);
+	for (int t = 0; t < threads; t++) {
+		Worker *w = &workers[t];
+		w->sweep = &sw;
+		w->rollouts = xcalloc((size_t)def->backend_count, sizeof *w->rollouts);
+		w->s0 = xcalloc((size_t)sw.state_size, sizeof(double));
+		w->g_s0 = xcalloc((size_t)sw.state_size, sizeof(double));
+		w->u = xcalloc((size_t)sw.control_size, sizeof(double));
+		w->g_u = xcalloc((size_t)sw.control_size, sizeof(double));
+		/* the calling thread is worker 0; if a thread cannot start, the others do its share */
+		running[t] = t > 0 && thrd_create(&ids[t], worker_main, w) == thrd_success;
+	}
+	worker_main(&workers[0]);
+	for (int t = 1; t < threads; t++)
+		if (running[t])
+			thrd_join(ids[t], NULL);
+	for (int t = 0; t < threads; t++) {
+		for (int b = 0; b < def->backend_count; b++)
+			cl_rollout_free(workers[t].rollouts[b]);
+		free(workers[t].rollouts);
+		free(workers[t].s0);
+		free(workers[t].g_s0);
+		free(workers[t].u);
+		free(workers[t].g_u);
+	}
+	free(workers);
+	free(ids);
+	free(running);
+	free(sw.s0_base);
+	free(sw.u_base);
+	mtx_destroy(&sw.progress_lock);
+	if (sw.done < sw.total) {
+		if (status) {
+			*status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};
+			snprintf(status->message, sizeof status->message, "sweep cancelled after %d of %d cells", sw.done,
+					 sw.total);
+		}
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ quantities */
+
+static const char *const quantity_names[CL_SWEEP_QUANTITY_COUNT] = {
+	[CL_SWEEP_LOSS] = "loss",
+	[CL_SWEEP_GRAD_X] = "grad-x",
+	[CL_SWEEP_GRAD_Y] = "grad-y",
+	[CL_SWEEP_ANGLE_ERROR] = "angle-error",
+	[CL_SWEEP_SIGN_AGREEMENT] = "sign-agreement",
+};
+
+const char *cl_sweep_quantity_name(ClSweepQuantity quantity)
+{
+	return quantity >= 0 && quantity < CL_SWEEP_QUANTITY_COUNT ? quantity_names[quantity] : "unknown";
+}
+
+int cl_sweep_quantity_find(const char *name)
+{
+	for (int q = 0; q < CL_SWEEP_QUANTITY_COUNT; q++)
+		if (strcmp(quantity_names[q], name) == 0)
+			return q;
+	return -1;
+}
+
+static int sign_of(double v)
+{
+	return (v > 0) - (v < 0);
+}
+
+double cl_sweep_quantity(ClSweepQuantity quantity, const ClSweepCell *cell, const ClSweepCell *exact)
+{
+	switch (quantity) {
+	case CL_SWEEP_LOSS:
+		return cell->loss;
+	case CL_SWEEP_GRAD_X:
+		return cell->grad_x;
+	case CL_SWEEP_GRAD_Y:
+		return cell->grad_y;
+	case CL_SWEEP_ANGLE_ERROR: {
+		if (!exact)
+			return NAN;
+		double n1 = hypot(cell->grad_x, cell->grad_y), n2 = hypot(exact->grad_x, exact->grad_y);
+		if (!(isfinite(n1) && isfinite(n2) && n1 > 0 && n2 > 0))
+			return NAN;
+		/* atan2 of cross and dot: accurate for nearly parallel vectors too */
+		double cross = cell->grad_x * exact->grad_y - cell->grad_y * exact->grad_x;
+		double dot = cell->grad_x * exact->grad_x + cell->grad_y * exact->grad_y;
+		return atan2(fabs(cross), dot) * (180.0 / 3.14159265358979323846);
+	}
+	case CL_SWEEP_SIGN_AGREEMENT:
+		if (!exact || !isfinite(cell->grad_x) || !isfinite(cell->grad_y) || !isfinite(exact->grad_x) ||
+			!isfinite(exact->grad_y))
+			return NAN;
+		return 0.5 * (sign_of(cell->grad_x) == sign_of(exact->grad_x)) +
+			   0.5 * (sign_of(cell->grad_y) == sign_of(exact->grad_y));
+	case CL_SWEEP_QUANTITY_COUNT:
+		break;
+	}
+	return NAN;
+}

@@ -1,0 +1,325 @@
+/* Heatmap and figure subcommands: their numbers equal single gradients and
+ * optimize runs, the CLI draws what the in-process builders draw (the GUI's
+ * path), files are complete, bad input is refused clearly. */
+#include "figures.h"
+#include "numbers.h"
+#include "scene-file.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char *tmp_dir;
+
+static int run(const char *const *args, char **out, char **err)
+{
+	const char *exe = g_getenv("CONTACTLAB");
+	g_assert_nonnull(exe);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (char *)exe);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+	int wait_status;
+	GError *error = NULL;
+	g_assert_true(g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+							   &wait_status, &error));
+	g_assert_no_error(error);
+	g_ptr_array_free(argv, TRUE);
+	g_assert_true(WIFEXITED(wait_status));
+	return WEXITSTATUS(wait_status);
+}
+
+static char *path_in_tmp(const char *name)
+{
+	return g_build_filename(tmp_dir, name, NULL);
+}
+
+static double parse_number(const char *text)
+{
+	if (strcmp(text, "nan") == 0)
+		return NAN;
+	char *end;
+	double v = g_ascii_strtod(text, &end);
+	g_assert_true(*end == '\0');
+	return v;
+}
+
+/* The adjoint of one parameter from `contactlab gradients --format csv`. */
+static double gradients_value(const char *backend, double vx, double vy, const char *parameter)
+{
+	char set_x[64], set_y[64];
+	g_snprintf(set_x, sizeof set_x, "ball.velocity.x=%s", cl_format_number(vx).text);
+	g_snprintf(set_y, sizeof set_y, "ball.velocity.y=%s", cl_format_number(vy).text);
+	char *out = NULL, *err = NULL;
+	const char *args[] = {"gradients", "task2-ground-wall", "--backend", backend, "--format", "csv",
+						  "--set",     set_x,               "--set",     set_y,   NULL};
+	g_assert_cmpint(run(args, &out, &err), !=, 2);
+	double value = NAN;
+	bool found = false;
+	char ***rows = cl_csv_parse(out);
+	for (char ***row = rows; *row; row++)
+		if (g_strv_length(*row) >= 3 && strcmp((*row)[0], backend) == 0 && strcmp((*row)[1], parameter) == 0) {
+			value = parse_number((*row)[2]);
+			found = true;
+		}
+	g_assert_true(found);
+	cl_csv_free(rows);
+	g_free(out);
+	g_free(err);
+	return value;
+}
+
+static void test_heatmap_matches_gradients(void)
+{
+	char *csv = path_in_tmp("heat.csv");
+	char *out = NULL, *err = NULL;
+	const char *args[] = {"heatmap",  "task2-ground-wall",        "--x",       "ball.velocity.x:3:7:5",
+						  "--y",      "ball.velocity.y:-6:-4:3",  "--backend", "exact",
+						  "--backend", "impulse-toi,compliant-warp", "--quantity", "grad-x",
+						  "--csv",    csv,                         NULL};
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+	char ***rows = cl_csv_parse(text);
+	g_assert_cmpstr(rows[0][0], ==, "x");
+	g_assert_cmpstr(rows[0][4], ==, "value");
+	int count = 0;
+	for (char ***row = rows + 1; *row; row++)
+		count++;
+	g_assert_cmpint(count, ==, 3 * 5 * 3);
+	/* sampled cells: corners and the middle of each backend's grid */
+	int checked = 0;
+	for (char ***row = rows + 1; *row; row++) {
+		double x = parse_number((*row)[0]), y = parse_number((*row)[1]);
+		bool sample = (x == 3 || x == 5 || x == 7) && (y == -6 || y == -4);
+		if (!sample)
+			continue;
+		g_assert_cmpstr((*row)[3], ==, "grad-x");
+		double want = gradients_value((*row)[2], x, y, "ball.velocity.x");
+		double got = parse_number((*row)[4]);
+		if (!(got == want || (isnan(got) && isnan(want))))
+			g_error("%s at (%g, %g): heatmap %.17g, gradients %.17g", (*row)[2], x, y, got, want);
+		checked++;
+	}
+	g_assert_cmpint(checked, ==, 3 * 6);
+	cl_csv_free(rows);
+	g_free(text);
+	g_free(out);
+	g_free(err);
+	g_free(csv);
+}
+
+static cairo_surface_t *load_png(const char *path)
+{
+	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
+	return s;
+}
+
+static bool same_pixels(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int w = cairo_image_surface_get_width(a), h = cairo_image_surface_get_height(a);
+	if (w != cairo_image_surface_get_width(b) || h != cairo_image_surface_get_height(b))
+		return false;
+	for (int y = 0; y < h; y++)
+		if (memcmp(cairo_image_surface_get_data(a) + y * cairo_image_surface_get_stride(a),
+				   cairo_image_surface_get_data(b) + y * cairo_image_surface_get_stride(b), (size_t)w * 4) != 0)
+			return false;
+	return true;
+}
+
+/* The GUI builds its heatmap figure in-process from cl_sweep and cl_figure_heatmap:
+ * the CLI's PNG must be the same picture. */
+static void test_cli_draws_what_the_builder_draws(void)
+{
+	char *png = path_in_tmp("cli.png"), *svg = path_in_tmp("cli.svg"), *pdf = path_in_tmp("cli.pdf");
+	char *out = NULL, *err = NULL;
+	const char *args[] = {"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:2:8:12", "--y", "ball.velocity.y:-7:-3:10",
+						  "--backend", "exact,impulse,impulse-toi", "--threads", "2", "--png", png, "--svg", svg,
+						  "--pdf", pdf, NULL};
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_assert_cmpstr(out, ==, ""); /* no CSV on stdout when a figure is asked for */
+
+	GError *error = NULL;
+	ClScene *scene = cl_preset_load("task2-ground-wall", &error);
+	g_assert_no_error(error);
+	int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse"), cl_backend_find("impulse-toi")};
+	char message[CL_MESSAGE_MAX];
+	ClSweepDef def = {.x = {.min = 2, .max = 8, .count = 12}, .y = {.min = -7, .max = -3, .count = 10},
+					  .backends = backends, .backend_count = 3, .threads = 1};
+	g_assert_true(cl_param_parse(scene, "ball.velocity.x", &def.x.param, message, sizeof message));
+	g_assert_true(cl_param_parse(scene, "ball.velocity.y", &def.y.param, message, sizeof message));
+	ClSweepCell *cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));
+	g_assert_true(cl_sweep(scene, &def, cells, NULL));
+	ClPlotFigure *figure = cl_figure_heatmap(scene, &def, cells, CL_SWEEP_LOSS, 0);
+	double w, h;
+	cl_figure_heatmap_size(figure, &w, &h);
+	char *mine = path_in_tmp("builder.png");
+	g_assert_true(cl_plot_figure_export(figure, mine, CL_PLOT_FORMAT_PNG, w, h, CL_FIGURE_DPI, &error));
+	cairo_surface_t *a = load_png(png), *b = load_png(mine);
+	g_assert_cmpint(cairo_image_surface_get_width(a), ==, (int)ceil(w * CL_FIGURE_DPI / 72));
+	g_assert_true(same_pixels(a, b));
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+
+	char *data = NULL;
+	gsize length = 0;
+	g_assert_true(g_file_get_contents(svg, &data, &length, NULL));
+	g_assert_nonnull(strstr(data, "</svg>"));
+	g_free(data);
+	g_assert_true(g_file_get_contents(pdf, &data, &length, NULL));
+	g_assert_cmpmem(data, 5, "%PDF-", 5);
+	g_assert_cmpmem(data + length - 6, 6, "%%EOF\n", 6);
+	g_free(data);
+	cl_plot_figure_free(figure);
+	g_free(cells);
+	cl_scene_free(scene);
+	g_free(mine);
+	g_free(png);
+	g_free(svg);
+	g_free(pdf);
+	g_free(out);
+	g_free(err);
+}
+
+/* cl_figure_learn, which Figures 2, 4 and 5 use, against `contactlab optimize --csv`. */
+static void test_learning_matches_optimize(void)
+{
+	GError *error = NULL;
+	ClScene *scene = cl_preset_load("task2-ground-wall", &error);
+	g_assert_no_error(error);
+	scene->optimize.iterations = 40;
+	ClParam vx;
+	char message[CL_MESSAGE_MAX];
+	g_assert_true(cl_param_parse(scene, "ball.velocity.x", &vx, message, sizeof message));
+	const char *ids[] = {"exact", "impulse", "compliant-warp", "lcp-nimble"};
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+		int backend = cl_backend_find(ids[i]);
+		ClLearningCurve curve;
+		cl_figure_learn(scene, backend, &vx, &curve);
+		if (curve.status.code == CL_STATUS_UNSUPPORTED) {
+			g_test_message("%s: not implemented, skipped", ids[i]);
+			cl_learning_curve_clear(&curve);
+			continue;
+		}
+		g_assert_cmpint(curve.iterations, ==, 40);
+		char *csv = path_in_tmp("learn.csv");
+		char *out = NULL, *err = NULL;
+		const char *args[] = {"optimize", "task2-ground-wall", "--backend", ids[i], "--iters", "40", "--csv", csv, NULL};
+		g_assert_cmpint(run(args, &out, &err), ==, 0);
+		char *text = NULL;
+		g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+		char ***rows = cl_csv_parse(text);
+		g_assert_cmpstr(rows[0][1], ==, "loss");
+		g_assert_cmpstr(rows[0][2], ==, "ball.velocity.x");
+		for (int it = 0; it < 40; it += 39) {
+			char **row = rows[1 + it];
+			g_assert_cmpint((int)parse_number(row[0]), ==, it);
+			g_assert_cmpfloat(parse_number(row[1]), ==, curve.loss[it]);
+			g_assert_cmpfloat(parse_number(row[2]), ==, curve.tracked[it]);
+		}
+		cl_csv_free(rows);
+		g_free(text);
+		g_free(out);
+		g_free(err);
+		g_free(csv);
+		cl_learning_curve_clear(&curve);
+	}
+	cl_scene_free(scene);
+}
+
+static void test_figure_command(void)
+{
+	char *png = path_in_tmp("figure4.png");
+	char *out = NULL, *err = NULL;
+	const char *args[] = {"figure", "4", "--png", png, "--dpi", "72", NULL};
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	cairo_surface_t *s = load_png(png);
+	g_assert_cmpint(cairo_image_surface_get_width(s), ==, (int)CL_FIGURE_WIDTH);
+	cairo_surface_destroy(s);
+	g_free(out);
+	g_free(err);
+	const char *bad[] = {"figure", "3", "--png", png, NULL};
+	g_assert_cmpint(run(bad, &out, &err), ==, 2);
+	g_assert_nonnull(strstr(err, "expected 2, 4 or 5"));
+	g_free(out);
+	g_free(err);
+	g_free(png);
+}
+
+typedef struct {
+	const char *args[12];
+	const char *message;
+} BadHeatmap;
+
+static void test_bad_heatmap_input(void)
+{
+	static const BadHeatmap cases[] = {
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:2", "--y", "ball.velocity.y:0:1:4"},
+		 "--x ball.velocity.x:1:2: expected PARAM:MIN:MAX:N"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.speed:1:2:4", "--y", "ball.velocity.y:0:1:4"}, "--x ball.speed"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:two:4", "--y", "ball.velocity.y:0:1:4"},
+		 "MAX \"two\" is not a finite number"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:2:0", "--y", "ball.velocity.y:0:1:4"},
+		 "N \"0\" must be a whole number"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:2:4", "--y", "ball.velocity.x:0:1:4"},
+		 "same parameter"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:2:4", "--y", "ball.velocity.y:0:1:4", "--quantity",
+		  "speed"},
+		 "--quantity speed"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:1:2:4"}, "--x and --y are required"},
+	};
+	char *csv = path_in_tmp("untouched.csv");
+	g_assert_true(g_file_set_contents(csv, "keep", -1, NULL));
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *args[16] = {0};
+		int n = 0;
+		for (; cases[i].args[n]; n++)
+			args[n] = cases[i].args[n];
+		args[n++] = "--csv";
+		args[n++] = csv;
+		char *out = NULL, *err = NULL;
+		g_assert_cmpint(run(args, &out, &err), ==, 2);
+		if (!strstr(err, cases[i].message))
+			g_error("case %zu: stderr \"%s\" lacks \"%s\"", i, err, cases[i].message);
+		g_free(out);
+		g_free(err);
+	}
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+	g_assert_cmpstr(text, ==, "keep");
+	g_free(text);
+	g_free(csv);
+}
+
+static void remove_tree(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+		g_unlink(path);
+		g_free(path);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	tmp_dir = g_dir_make_tmp("test-figures-XXXXXX", NULL);
+	g_test_add_func("/figures/heatmap-matches-gradients", test_heatmap_matches_gradients);
+	g_test_add_func("/figures/cli-draws-what-the-builder-draws", test_cli_draws_what_the_builder_draws);
+	g_test_add_func("/figures/learning-matches-optimize", test_learning_matches_optimize);
+	g_test_add_func("/figures/figure-command", test_figure_command);
+	g_test_add_func("/figures/bad-heatmap-input", test_bad_heatmap_input);
+	int status = g_test_run();
+	remove_tree(tmp_dir);
+	g_free(tmp_dir);
+	return status;
+}
