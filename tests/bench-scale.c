@@ -28,7 +28,8 @@
 #include <unistd.h>
 
 typedef struct Measurement {
-	double seconds; /* best of the repetitions, one gradient */
+	double seconds;     /* wall time, best of the repetitions, one gradient */
+	double cpu_seconds; /* CPU time of that process, best of the repetitions */
 	double peak_mb; /* peak resident set of the child */
 	double tape_mb; /* what the recorded Jacobians take */
 	int events;
@@ -38,11 +39,16 @@ typedef struct Measurement {
 	bool finished;
 } Measurement;
 
-static double now(void)
+static double clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double now(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
 }
 
 /* Bytes of the tape of one recorded run, stepping the backend as the
@@ -88,20 +94,21 @@ static double tape_megabytes(const ClScene *scene, int backend)
 /* In the child: the gradient, repeated while it is fast, best time kept. */
 static void measure_child(int backend, int balls, int fd)
 {
-	Measurement m = {.seconds = INFINITY};
+	Measurement m = {.seconds = INFINITY, .cpu_seconds = INFINITY};
 	if (backend >= 0) {
 		ClScene *scene = cl_test_billiards(balls);
 		double *ds0 = malloc(sizeof(double) * (size_t)cl_state_size(scene));
 		double *du = malloc(sizeof(double) * (size_t)cl_control_size(scene));
 		double spent = 0.0;
 		for (int repetition = 0; repetition < 5 && spent < 2.0; repetition++) {
-			double start = now();
+			double start = now(), cpu_start = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 			ClRollout *r = cl_rollout_new(scene, backend);
 			cl_rollout_run(r, NULL, NULL, true);
 			cl_rollout_gradient(r, ds0, du);
 			double elapsed = now() - start;
 			spent += elapsed;
 			m.seconds = fmin(m.seconds, elapsed);
+			m.cpu_seconds = fmin(m.cpu_seconds, clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
 			const ClStatus *status = cl_rollout_status(r);
 			m.code = status->code;
 			snprintf(m.status, sizeof m.status, "%s", cl_status_name(status->code));
@@ -114,7 +121,7 @@ static void measure_child(int backend, int balls, int fd)
 		m.tape_mb = tape_megabytes(scene, backend);
 		cl_scene_free(scene);
 	} else {
-		m.seconds = 0.0;
+		m.seconds = m.cpu_seconds = 0.0;
 	}
 	m.finished = true;
 	if (write(fd, &m, sizeof m) != (ssize_t)sizeof m)
@@ -124,7 +131,7 @@ static void measure_child(int backend, int balls, int fd)
 
 static Measurement measure(int backend, int balls, double limit)
 {
-	Measurement m = {.seconds = NAN, .peak_mb = NAN, .tape_mb = NAN};
+	Measurement m = {.seconds = NAN, .cpu_seconds = NAN, .peak_mb = NAN, .tape_mb = NAN};
 	int pipe_fd[2];
 	if (pipe(pipe_fd) != 0) {
 		perror("pipe");
@@ -264,11 +271,11 @@ int main(int argc, char **argv)
 		printf("load average at the start: %.2f on %ld cores\n", load[0], sysconf(_SC_NPROCESSORS_ONLN));
 	printf("\n");
 	if (markdown) {
-		printf("| backend | balls | time (s) | peak (MB) | tape (MB) | contacts | status |\n");
-		printf("|---|---:|---:|---:|---:|---:|---|\n");
+		printf("| backend | balls | CPU (s) | wall (s) | peak (MB) | tape (MB) | contacts | status |\n");
+		printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
 	} else {
-		printf("%-16s %6s %10s %10s %10s %9s  %s\n", "backend", "balls", "time(s)", "peak(MB)", "tape(MB)",
-			   "contacts", "status");
+		printf("%-16s %6s %10s %10s %10s %10s %9s  %s\n", "backend", "balls", "cpu(s)", "wall(s)", "peak(MB)",
+			   "tape(MB)", "contacts", "status");
 	}
 	for (int k = 0; k < backend_count; k++) {
 		const char *id = cl_backend_info(backends[k])->id;
@@ -276,28 +283,29 @@ int main(int argc, char **argv)
 		Measurement largest = {0};
 		for (int i = 0; i < size_count; i++) {
 			Measurement m = measure(backends[k], sizes[i], limit);
-			times[i] = m.finished ? m.seconds : NAN;
+			times[i] = m.finished ? m.cpu_seconds : NAN;
 			largest = m;
 			if (markdown)
-				printf("| %s | %d | %.4g | %.1f | %.3g | %d | %s |\n", id, sizes[i], m.seconds, m.peak_mb, m.tape_mb,
-					   m.events, m.status);
+				printf("| %s | %d | %.3g | %.3g | %.1f | %.3g | %d | %s |\n", id, sizes[i], m.cpu_seconds, m.seconds,
+					   m.peak_mb, m.tape_mb, m.events, m.status);
 			else
-				printf("%-16s %6d %10.4g %10.1f %10.3g %9d  %s%s%s\n", id, sizes[i], m.seconds, m.peak_mb,
-					   m.tape_mb, m.events, m.status, m.message[0] ? ": " : "", m.message);
+				printf("%-16s %6d %10.4g %10.4g %10.1f %10.3g %9d  %s%s%s\n", id, sizes[i], m.cpu_seconds, m.seconds,
+					   m.peak_mb, m.tape_mb, m.events, m.status, m.message[0] ? ": " : "", m.message);
 			fflush(stdout);
 		}
 		if (size_count >= 2) {
 			int last = size_count - 1;
-			fprintf(markdown ? stderr : stdout, "%-16s time grows as balls^%.2f between %d and %d balls\n", id,
+			fprintf(markdown ? stderr : stdout, "%-16s CPU time grows as balls^%.2f between %d and %d balls\n", id,
 					growth(times[last - 1], times[last], sizes[last - 1], sizes[last]), sizes[last - 1], sizes[last]);
 		}
 		/* enough gradients for about half a second on one thread, at the largest
 		 * size, in a child so that the parent stays small for later children */
-		if (largest.finished && largest.seconds < 1.0 && !cl_status_is_fatal(largest.code)) {
+		if (largest.finished && largest.cpu_seconds < 1.0 && !cl_status_is_fatal(largest.code)) {
 			fflush(stdout);
 			pid_t pid = fork();
 			if (pid == 0) {
-				thread_speedup(backends[k], sizes[size_count - 1], 2 * (int)fmax(1.0, ceil(0.25 / largest.seconds)));
+				thread_speedup(backends[k], sizes[size_count - 1],
+							   2 * (int)fmax(1.0, ceil(0.25 / largest.cpu_seconds)));
 				fflush(stdout);
 				_exit(0);
 			}
@@ -307,7 +315,7 @@ int main(int argc, char **argv)
 			}
 		} else
 			fprintf(markdown ? stderr : stdout, "%-16s no thread measurement (%s)\n", id,
-					!largest.finished ? "did not finish" : largest.seconds >= 1.0 ? "over 1 s a gradient" : "failed");
+					!largest.finished ? "did not finish" : largest.cpu_seconds >= 1.0 ? "over 1 s a gradient" : "failed");
 	}
 	return 0;
 }
