@@ -623,7 +623,8 @@ static void search_pairs(StepState *st, double h, Search *search)
 				add_candidate(w, i, j);
 		}
 	}
-	qsort(w->candidates, (size_t)w->candidate_count, sizeof *w->candidates, compare_ints);
+	if (w->candidate_count > 1) /* qsort of a NULL array is undefined even for 0 items */
+		qsort(w->candidates, (size_t)w->candidate_count, sizeof *w->candidates, compare_ints);
 	for (int k = 0; k < w->candidate_count; k++) {
 		int i = w->candidates[k] / nb, j = w->candidates[k] % nb;
 		if (!w->disabled[i * nb + j])
