@@ -45,3 +45,5 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only);
 int cl_cmd_backends(int argc, char **argv, gboolean check_only);
 int cl_cmd_reproduce(int argc, char **argv, gboolean check_only);
 int cl_cmd_bench(int argc, char **argv, gboolean check_only);
+int cl_cmd_convergence(int argc, char **argv, gboolean check_only);
+int cl_cmd_lesson(int argc, char **argv, gboolean check_only);

@@ -33,6 +33,13 @@ static const ClCommand commands[] = {
 	{"reproduce", cl_cmd_reproduce,
 	 "reproduce [--table 1|2|3|4|3-learning|all] [--format table|csv]\n"
 	 "      recompute the paper's Tables 1-4 and compare with data/reference/paper-tables.csv"},
+	{"convergence", cl_cmd_convergence,
+	 "convergence SCENE --param NAME [--steps N,N,...] [--backend ID]... [--csv FILE] [--png|--svg|--pdf FILE]\n"
+	 "      [--set KEY=VALUE]...\n"
+	 "      one derivative per backend as a function of the step count (dt = T/N)"},
+	{"lesson", cl_cmd_lesson,
+	 "lesson list | show LESSON [--step K] [--format text|csv] | export LESSON --pdf FILE [--dir DIR]\n"
+	 "      the guided lessons: list them, compute a lesson's texts, write its handout"},
 	{"bench", cl_cmd_bench,
 	 "bench [--backend ID]...\n      time gradients and optimizations of Task 3 and the whole reproduction"},
 };

@@ -337,24 +337,36 @@ static ClRollout *simulate(const ClScene *scene, int backend, const ClLearningCu
 	return r;
 }
 
-/* Whether ball 0 comes within reach of every wall (Task 2's mode 1: ground then wall). */
-static bool touches_every_wall(const ClScene *scene, ClRollout *r)
+int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order)
 {
 	const double *s = cl_rollout_states(r);
-	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
+	int n = cl_rollout_steps_done(r), size = cl_state_size(scene), touched = 0;
+	double *first = g_new(double, (gsize)MAX(scene->wall_count, 1));
 	for (int w = 0; w < scene->wall_count; w++) {
 		const ClWall *wall = &scene->walls[w];
-		double closest = INFINITY;
+		first[w] = INFINITY;
 		for (int k = 0; k <= n; k++) {
 			const double *p = s + (size_t)k * (size_t)size;
 			double d = wall->normal.x * (p[0] - wall->point.x) + wall->normal.y * (p[1] - wall->point.y);
-			closest = fmin(closest, d - scene->balls[0].radius);
+			/* a time-stepped contact is detected up to a step's travel away */
+			if (d - scene->balls[0].radius <= 0.05) {
+				first[w] = k;
+				touched++;
+				break;
+			}
 		}
-		/* a time-stepped contact is detected up to a step's travel away */
-		if (closest > 0.05)
-			return false;
 	}
-	return true;
+	/* walls in the order ball 0 first reached them */
+	for (int i = 0; order && i < touched; i++) {
+		int best = -1;
+		for (int w = 0; w < scene->wall_count; w++)
+			if (isfinite(first[w]) && (best < 0 || first[w] < first[best]))
+				best = w;
+		order[i] = best;
+		first[best] = INFINITY;
+	}
+	g_free(first);
+	return touched;
 }
 
 static void add_path(ClPlotPanel *p, const ClScene *scene, ClRollout *r, int backend, bool label)
@@ -427,6 +439,26 @@ static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
 		}
 }
 
+ClPlotColor cl_figure_backend_color(int backend)
+{
+	return backend_color(backend);
+}
+
+void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label)
+{
+	add_path(panel, scene, rollout, backend, label);
+}
+
+void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene)
+{
+	add_scene_decor(panel, scene);
+}
+
+void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout)
+{
+	grow_box(box, scene, rollout);
+}
+
 ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curves, int count)
 {
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);
@@ -456,7 +488,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 		if (curves[c].iterations == 0)
 			continue;
 		r = simulate(scene, curves[c].backend, &curves[c], &copy);
-		add_path(touches_every_wall(copy, r) ? mode1 : mode2, copy, r, curves[c].backend, false);
+		add_path(cl_figure_walls_touched(copy, r, NULL) == copy->wall_count ? mode1 : mode2, copy, r, curves[c].backend, false);
 		grow_box(box, copy, r);
 		cl_rollout_free(r);
 		cl_scene_free(copy);

@@ -17,6 +17,15 @@
 /* The colour, dash and width every figure gives a backend (exact: black). */
 void cl_figure_style_series(ClPlotSeries *series, int backend);
 
+/* The colour every figure gives a backend. */
+ClPlotColor cl_figure_backend_color(int backend);
+/* Pieces of the trajectory figures, for other figures (lessons): a run's
+ * paths and final balls in the backend's style; walls, starts and targets;
+ * a bounding box [x0 x1 y0 y1] grown by a run's points. */
+void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label);
+void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene);
+void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout);
+
 /* ---------------------------------------------------------------- heatmap */
 
 /* One panel per backend of the sweep (without exact for quantities measured
@@ -42,6 +51,11 @@ typedef struct ClLearningCurve {
 	double *values;
 	ClStatus status;
 } ClLearningCurve;
+
+/* The walls ball 0 of a rollout comes within reach of (Task 2's modes: ground
+ * then wall, or ground only), in the order it first does, into order (NULL
+ * or wall_count entries). Returns how many. */
+int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order);
 
 /* Runs the scene's optimization with one backend, recording the loss and,
  * when tracked is not NULL, that scalar parameter (one of the optimized ones). */

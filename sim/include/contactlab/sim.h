@@ -409,6 +409,52 @@ int cl_sweep_quantity_find(const char *name);                 /* −1 when unkno
  * (needed by the angle error and the sign agreement). NAN when undefined. */
 double cl_sweep_quantity(ClSweepQuantity quantity, const ClSweepCell *cell, const ClSweepCell *exact);
 
+/* ------------------------------------------------------------ convergence */
+
+/* One derivative as a function of the step count: does a backend's gradient
+ * approach the exact one as dt = T/N → 0? */
+typedef struct ClConvergencePoint {
+	double loss;
+	double value;        /* dL/d(param) at this step count */
+	ClStatusCode status; /* CL_STATUS_CANCELLED until the point is computed */
+} ClConvergencePoint;
+
+/* Called after each finished point, from a worker thread but never two at
+ * once; the point is already in place. */
+typedef void (*ClConvergenceProgress)(int done, int total, int backend_slot, int step_index, void *user);
+
+typedef struct ClConvergenceDef {
+	/* The derivative's parameter. A control ball.control[K] is the K-th
+	 * interval at every N, so its derivative shrinks with dt. */
+	ClParam param;
+	const int *steps; /* the step counts N, each in 1 … CL_MAX_STEPS */
+	int step_count;
+	const int *backends; /* registry indices */
+	int backend_count;
+	int threads; /* worker threads, ≥ 1 */
+	/* relative central-difference step for parameters without an adjoint
+	 * (0: 1e-6, 1e-4 for float32 backends), times max(1, |value|) */
+	double fd_step;
+	ClConvergenceProgress progress;
+	void *user;
+	const _Atomic int *cancel; /* optional: non-zero stops before the next point */
+} ClConvergenceDef;
+
+/* Point (backend slot b, step index k): points[b · step_count + k]. */
+static inline size_t cl_convergence_index(const ClConvergenceDef *def, int backend_slot, int step_index)
+{
+	return (size_t)backend_slot * (size_t)def->step_count + (size_t)step_index;
+}
+
+/* For every backend and step count N: the scene with N steps (controls
+ * resampled piecewise-constantly in time; backend parameters such as Brax's
+ * substeps kept as set), its loss and the derivative (adjoint where
+ * cl_param_has_adjoint, else central differences), into caller-owned points
+ * (backend_count · step_count). Points are computed from scratch, so results
+ * do not depend on the thread count. Returns false when the definition is
+ * invalid (message in status) or the run was cancelled. */
+bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConvergencePoint *points, ClStatus *status);
+
 #ifdef __cplusplus
 }
 #endif

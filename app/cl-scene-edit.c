@@ -1,0 +1,275 @@
+#include "cl-scene-edit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+ClVec2 cl_view_to_screen(const ClView *view, ClVec2 world)
+{
+	return (ClVec2){view->width / 2 + (world.x - view->center_x) * view->scale,
+					view->height / 2 - (world.y - view->center_y) * view->scale};
+}
+
+ClVec2 cl_view_to_world(const ClView *view, double sx, double sy)
+{
+	return (ClVec2){view->center_x + (sx - view->width / 2) / view->scale,
+					view->center_y - (sy - view->height / 2) / view->scale};
+}
+
+void cl_view_zoom_at(ClView *view, double sx, double sy, double factor)
+{
+	double scale = fmin(fmax(view->scale * factor, 1.0), 1e5);
+	ClVec2 fixed = cl_view_to_world(view, sx, sy);
+	view->scale = scale;
+	ClVec2 moved = cl_view_to_world(view, sx, sy);
+	view->center_x += fixed.x - moved.x;
+	view->center_y += fixed.y - moved.y;
+}
+
+void cl_view_pan(ClView *view, double dx_pixels, double dy_pixels)
+{
+	view->center_x -= dx_pixels / view->scale;
+	view->center_y += dy_pixels / view->scale;
+}
+
+void cl_view_fit(ClView *view, double x0, double y0, double x1, double y1, double margin)
+{
+	double w = fmax(x1 - x0, 1e-3), h = fmax(y1 - y0, 1e-3);
+	double avail_w = fmax(view->width - 2 * margin, 10), avail_h = fmax(view->height - 2 * margin, 10);
+	view->scale = fmin(avail_w / w, avail_h / h);
+	view->center_x = (x0 + x1) / 2;
+	view->center_y = (y0 + y1) / 2;
+}
+
+double cl_view_grid_step(const ClView *view)
+{
+	double minimum = 48.0 / view->scale;
+	double decade = pow(10.0, floor(log10(minimum)));
+	for (int k = 0; k < 2; k++) {
+		static const double mantissa[] = {1, 2, 5};
+		for (int i = 0; i < 3; i++)
+			if (mantissa[i] * decade >= minimum)
+				return mantissa[i] * decade;
+		decade *= 10;
+	}
+	return decade;
+}
+
+double cl_snap(double value, double step)
+{
+	if (!(step > 0))
+		return value;
+	/* k / 10 is the double nearest k·0.1; k · 0.1 is not always (0.30000000000000004) */
+	double k = round(value / step), inverse = 1.0 / step;
+	double snapped = fabs(inverse - round(inverse)) < 1e-9 ? k / round(inverse) : k * step;
+	return snapped == 0 ? 0.0 : snapped; /* no −0 in the inspector */
+}
+
+static double distance(ClVec2 a, ClVec2 b)
+{
+	return hypot(a.x - b.x, a.y - b.y);
+}
+
+static ClVec2 tangent_of(ClVec2 normal)
+{
+	return (ClVec2){-normal.y, normal.x};
+}
+
+ClVec2 cl_velocity_handle(const ClScene *scene, const ClView *view, int ball)
+{
+	const ClBall *b = &scene->balls[ball];
+	ClVec2 head = {b->position.x + b->velocity.x * CL_ARROW_SECONDS, b->position.y + b->velocity.y * CL_ARROW_SECONDS};
+	double knob = b->radius + 10.0 / view->scale;
+	double length = distance(head, b->position);
+	if (length >= knob)
+		return head;
+	ClVec2 dir = length > 0 ? (ClVec2){(head.x - b->position.x) / length, (head.y - b->position.y) / length}
+							: (ClVec2){1, 0};
+	return (ClVec2){b->position.x + dir.x * knob, b->position.y + dir.y * knob};
+}
+
+ClVec2 cl_wall_anchor(const ClScene *scene, const ClView *view, int wall)
+{
+	const ClWall *w = &scene->walls[wall];
+	ClVec2 t = tangent_of(w->normal);
+	/* slide along the line to the point nearest the view's centre, so the
+	 * handles of a wall whose point is off screen stay visible */
+	double along = (view->center_x - w->point.x) * t.x + (view->center_y - w->point.y) * t.y;
+	double half = 0.3 * fmin(view->width, view->height) / view->scale;
+	along = fmax(-half, fmin(half, along));
+	ClVec2 point = w->point;
+	if (distance(point, (ClVec2){view->center_x, view->center_y}) > half)
+		point = (ClVec2){w->point.x + along * t.x, w->point.y + along * t.y};
+	return point;
+}
+
+ClVec2 cl_wall_rotate_handle(const ClScene *scene, const ClView *view, int wall)
+{
+	ClVec2 anchor = cl_wall_anchor(scene, view, wall);
+	ClVec2 t = tangent_of(scene->walls[wall].normal);
+	double length = 60.0 / view->scale;
+	return (ClVec2){anchor.x + t.x * length, anchor.y + t.y * length};
+}
+
+ClPick cl_scene_pick(const ClScene *scene, const ClView *view, double sx, double sy)
+{
+	ClVec2 p = cl_view_to_world(view, sx, sy);
+	double tol = CL_PICK_TOLERANCE / view->scale;
+	for (int i = 0; i < scene->loss_count; i++)
+		if (scene->loss[i].type == CL_LOSS_FINAL_POSITION && distance(p, scene->loss[i].target) <= 1.5 * tol)
+			return (ClPick){CL_PICK_TARGET, i};
+	for (int i = scene->ball_count - 1; i >= 0; i--)
+		if (distance(p, cl_velocity_handle(scene, view, i)) <= tol)
+			return (ClPick){CL_PICK_VELOCITY, i};
+	for (int i = scene->wall_count - 1; i >= 0; i--)
+		if (distance(p, cl_wall_rotate_handle(scene, view, i)) <= tol)
+			return (ClPick){CL_PICK_WALL_ROTATE, i};
+	for (int i = scene->ball_count - 1; i >= 0; i--)
+		if (distance(p, scene->balls[i].position) <= scene->balls[i].radius + 0.5 * tol)
+			return (ClPick){CL_PICK_BALL, i};
+	for (int i = scene->wall_count - 1; i >= 0; i--) {
+		const ClWall *w = &scene->walls[i];
+		double signed_distance = (p.x - w->point.x) * w->normal.x + (p.y - w->point.y) * w->normal.y;
+		if (fabs(signed_distance) <= tol)
+			return (ClPick){CL_PICK_WALL, i};
+	}
+	return (ClPick){CL_PICK_NONE, -1};
+}
+
+/* Applies a change made by the caller, or undoes it when the scene is no longer valid. */
+static bool keep_if_valid(ClScene *scene, void *field, const void *saved, size_t field_size, char *message,
+						  size_t size)
+{
+	if (cl_scene_validate(scene, message, size))
+		return true;
+	memcpy(field, saved, field_size);
+	return false;
+}
+
+bool cl_edit_move_ball(ClScene *scene, int ball, ClVec2 position, char *message, size_t size)
+{
+	ClVec2 saved = scene->balls[ball].position;
+	scene->balls[ball].position = position;
+	return keep_if_valid(scene, &scene->balls[ball].position, &saved, sizeof saved, message, size);
+}
+
+bool cl_edit_set_velocity(ClScene *scene, int ball, ClVec2 handle, char *message, size_t size)
+{
+	ClBall *b = &scene->balls[ball];
+	ClVec2 saved = b->velocity;
+	b->velocity = (ClVec2){(handle.x - b->position.x) / CL_ARROW_SECONDS, (handle.y - b->position.y) / CL_ARROW_SECONDS};
+	return keep_if_valid(scene, &b->velocity, &saved, sizeof saved, message, size);
+}
+
+bool cl_edit_move_wall(ClScene *scene, int wall, ClVec2 point, char *message, size_t size)
+{
+	ClWall saved = scene->walls[wall];
+	scene->walls[wall].point = point;
+	return keep_if_valid(scene, &scene->walls[wall], &saved, sizeof saved, message, size);
+}
+
+bool cl_edit_rotate_wall(ClScene *scene, int wall, ClVec2 anchor, ClVec2 handle, char *message, size_t size)
+{
+	ClVec2 d = {handle.x - anchor.x, handle.y - anchor.y};
+	double length = hypot(d.x, d.y);
+	if (!(length > 0)) {
+		if (message && size)
+			snprintf(message, size, "walls[%d].normal: must not be zero", wall);
+		return false;
+	}
+	ClWall saved = scene->walls[wall];
+	/* the line direction is the tangent; the normal is it turned clockwise */
+	scene->walls[wall].point = anchor;
+	scene->walls[wall].normal = (ClVec2){d.y / length, -d.x / length};
+	return keep_if_valid(scene, &scene->walls[wall], &saved, sizeof saved, message, size);
+}
+
+bool cl_edit_move_target(ClScene *scene, int loss, ClVec2 target)
+{
+	if (loss < 0 || loss >= scene->loss_count || !isfinite(target.x) || !isfinite(target.y))
+		return false;
+	scene->loss[loss].target = target;
+	return true;
+}
+
+static void unique_id(const char *prefix, char *id, size_t size, int (*find)(const ClScene *, const char *),
+					  const ClScene *scene)
+{
+	for (int n = 1;; n++) {
+		snprintf(id, size, "%s%d", prefix, n);
+		if (find(scene, id) < 0)
+			return;
+	}
+}
+
+int cl_edit_add_ball(ClScene *scene, ClVec2 position, double radius, char *message, size_t size)
+{
+	char id[CL_ID_MAX];
+	unique_id("ball", id, sizeof id, cl_scene_find_ball, scene);
+	ClBall *b = cl_scene_add_ball(scene, id);
+	b->position = position;
+	b->radius = radius;
+	if (!cl_scene_validate(scene, message, size)) {
+		cl_scene_remove_ball(scene, scene->ball_count - 1);
+		return -1;
+	}
+	return scene->ball_count - 1;
+}
+
+int cl_edit_add_wall(ClScene *scene, ClVec2 point, ClVec2 normal, char *message, size_t size)
+{
+	char id[CL_ID_MAX];
+	unique_id("wall", id, sizeof id, cl_scene_find_wall, scene);
+	double length = hypot(normal.x, normal.y);
+	ClWall *w = cl_scene_add_wall(scene, id);
+	w->point = point;
+	w->normal = length > 0 ? (ClVec2){normal.x / length, normal.y / length} : (ClVec2){0, 1};
+	if (!cl_scene_validate(scene, message, size)) {
+		cl_scene_remove_wall(scene, scene->wall_count - 1);
+		return -1;
+	}
+	return scene->wall_count - 1;
+}
+
+int cl_edit_set_target(ClScene *scene, int ball, ClVec2 target)
+{
+	if (scene->ball_count == 0 || !isfinite(target.x) || !isfinite(target.y))
+		return -1;
+	for (int i = 0; i < scene->loss_count; i++) {
+		if (scene->loss[i].type == CL_LOSS_FINAL_POSITION && (ball < 0 || scene->loss[i].ball == ball)) {
+			scene->loss[i].target = target;
+			return i;
+		}
+	}
+	ClLossTerm *t = cl_scene_add_loss(scene, CL_LOSS_FINAL_POSITION);
+	t->ball = ball >= 0 ? ball : 0;
+	t->target = target;
+	t->weight = 1.0;
+	return scene->loss_count - 1;
+}
+
+bool cl_edit_delete(ClScene *scene, ClPick selection)
+{
+	switch (selection.kind) {
+	case CL_PICK_BALL:
+	case CL_PICK_VELOCITY:
+		if (selection.index < 0 || selection.index >= scene->ball_count)
+			return false;
+		cl_scene_remove_ball(scene, selection.index);
+		return true;
+	case CL_PICK_WALL:
+	case CL_PICK_WALL_ROTATE:
+		if (selection.index < 0 || selection.index >= scene->wall_count)
+			return false;
+		cl_scene_remove_wall(scene, selection.index);
+		return true;
+	case CL_PICK_TARGET:
+		if (selection.index < 0 || selection.index >= scene->loss_count)
+			return false;
+		cl_scene_remove_loss(scene, selection.index);
+		return true;
+	case CL_PICK_NONE:
+		break;
+	}
+	return false;
+}

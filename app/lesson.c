@@ -1,0 +1,504 @@
+/* Applying a lesson step: the view's data and every cited number. */
+#include "lesson.h"
+
+#include "cli-common.h"
+#include "numbers.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+int cl_lesson_step_backend_slot(const ClLessonStep *step, int backend)
+{
+	for (guint i = 0; i < step->backends->len; i++)
+		if (g_array_index(step->backends, int, i) == backend)
+			return (int)i;
+	return -1;
+}
+
+int cl_lesson_result_column(const ClLessonResult *result, const char *parameter)
+{
+	for (guint i = 0; i < result->columns->len; i++)
+		if (strcmp(g_ptr_array_index(result->columns, i), parameter) == 0)
+			return (int)i;
+	return -1;
+}
+
+char *cl_lesson_format_number(const char *format, double value)
+{
+	if (!isfinite(value))
+		return g_strdup("n/a");
+	char buffer[64];
+	g_ascii_formatd(buffer, sizeof buffer, format, value);
+	/* "-0.0000" reads as a sign that is not there */
+	gboolean zero = TRUE;
+	for (const char *c = buffer; *c && *c != 'e'; c++)
+		if (*c >= '1' && *c <= '9')
+			zero = FALSE;
+	const char *text = zero && buffer[0] == '-' ? buffer + 1 : buffer;
+	GString *out = g_string_new(NULL);
+	for (const char *c = text; *c; c++)
+		if (*c == '-')
+			g_string_append(out, "\u2212");
+		else
+			g_string_append_c(out, *c);
+	return g_string_free(out, FALSE);
+}
+
+static const char *other_name(const ClScene *scene, int other)
+{
+	return other >= 0 ? scene->balls[other].id : scene->walls[-1 - other].id;
+}
+
+char *cl_lesson_contacts_text(const ClScene *scene, const ClRollout *rollout)
+{
+	const ClContactEvent *events = cl_rollout_events(rollout);
+	int count = cl_rollout_event_count(rollout);
+	GString *out = g_string_new(NULL);
+	int last_ball = -1, last_other = 0;
+	for (int i = 0; i < count; i++) {
+		/* a ball pair is one contact whichever ball reports it */
+		int ball = events[i].ball, other = events[i].other;
+		if (other >= 0 && other < ball) {
+			other = ball;
+			ball = events[i].other;
+		}
+		/* time-stepping backends report a contact at every step it lasts */
+		if (ball == last_ball && other == last_other)
+			continue;
+		last_ball = ball;
+		last_other = other;
+		if (out->len)
+			g_string_append(out, " then ");
+		if (scene->ball_count > 1)
+			g_string_append_printf(out, "%s–", scene->balls[ball].id);
+		g_string_append(out, other_name(scene, other));
+	}
+	if (!out->len)
+		g_string_append(out, "nothing");
+	return g_string_free(out, FALSE);
+}
+
+/* ------------------------------------------------------------- gradients */
+
+static void add_column(GPtrArray *columns, const char *name)
+{
+	for (guint i = 0; i < columns->len; i++)
+		if (strcmp(g_ptr_array_index(columns, i), name) == 0)
+			return;
+	g_ptr_array_add(columns, g_strdup(name));
+}
+
+/* The gradients view's default columns, as `contactlab gradients`. */
+static void add_default_columns(GPtrArray *columns, const ClScene *scene)
+{
+	static const ClParamTarget targets[] = {CL_PARAM_POSITION, CL_PARAM_VELOCITY, CL_PARAM_CONTROL};
+	for (int i = 0; i < scene->ball_count; i++)
+		for (size_t t = 0; t < G_N_ELEMENTS(targets); t++)
+			for (int axis = 0; axis < 2; axis++) {
+				ClParam p = {.target = targets[t], .ball = i, .step = 0, .axis = axis};
+				char name[CL_NAME_MAX];
+				cl_param_name(scene, &p, name, sizeof name);
+				add_column(columns, name);
+			}
+}
+
+static double adjoint_entry(const ClScene *scene, const ClParam *p, const double *g_s0, const double *g_u)
+{
+	switch (p->target) {
+	case CL_PARAM_POSITION:
+		return g_s0[4 * p->ball + p->axis];
+	case CL_PARAM_VELOCITY:
+		return g_s0[4 * p->ball + 2 + p->axis];
+	default:
+		return g_u[2 * ((gsize)p->step * (gsize)scene->ball_count + (gsize)p->ball) + (gsize)p->axis];
+	}
+}
+
+static void compute_gradients(ClLessonResult *r, guint slot, int backend)
+{
+	const ClScene *scene = r->step->scene;
+	ClRollout *rollout = cl_rollout_new(scene, backend);
+	cl_rollout_run(rollout, NULL, NULL, true);
+	r->status[slot] = *cl_rollout_status(rollout);
+	gboolean ran = cl_rollout_steps_done(rollout) == scene->steps;
+	r->loss[slot] = ran ? cl_rollout_loss(rollout) : NAN;
+	double *g_s0 = g_new0(double, (gsize)cl_state_size(scene) + 1);
+	double *g_u = g_new0(double, (gsize)cl_control_size(scene) + 1);
+	if (ran)
+		cl_rollout_gradient(rollout, g_s0, g_u);
+	guint cols = r->columns->len;
+	for (guint c = 0; c < cols; c++) {
+		ClParam p;
+		cl_param_parse(scene, g_ptr_array_index(r->columns, c), &p, NULL, 0);
+		/* the backend's own central difference, with the `gradients` command's step */
+		double h = cl_cli_fd_step(scene, backend, cl_param_get(scene, &p));
+		double fd = ran ? cl_finite_difference(scene, backend, &p, h, NULL) : NAN;
+		r->fd[slot * cols + c] = fd;
+		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? adjoint_entry(scene, &p, g_s0, g_u) : fd;
+	}
+	g_free(g_s0);
+	g_free(g_u);
+	cl_rollout_free(rollout);
+}
+
+/* ------------------------------------------------------------- learning */
+
+typedef struct {
+	ClLessonLearning *learning;
+	int x_index, y_index; /* of the heatmap's parameters among the optimized scalars, −1 */
+	const _Atomic int *cancel;
+} LearningProbe;
+
+static bool learning_progress(int iteration, double loss, const double *parameters, void *user)
+{
+	(void)loss;
+	LearningProbe *probe = user;
+	ClLessonLearning *l = probe->learning;
+	if (l->path_x) {
+		l->path_x[iteration + 1] = parameters[probe->x_index];
+		l->path_y[iteration + 1] = parameters[probe->y_index];
+	}
+	return !(probe->cancel && atomic_load(probe->cancel));
+}
+
+static int scalar_index(const ClScene *scene, const ClParam *params, int count, const char *name)
+{
+	ClParam p;
+	if (!cl_param_parse(scene, name, &p, NULL, 0))
+		return -1;
+	for (int i = 0; i < count; i++)
+		if (params[i].target == p.target && params[i].ball == p.ball && params[i].axis == p.axis &&
+			(p.target != CL_PARAM_CONTROL || params[i].step == p.step))
+			return i;
+	return -1;
+}
+
+static double loss_under(const ClScene *scene, int backend, ClStatus *status, char **contacts)
+{
+	ClRollout *rollout = cl_rollout_new(scene, backend);
+	cl_rollout_run(rollout, NULL, NULL, false);
+	*status = *cl_rollout_status(rollout);
+	double loss = cl_rollout_steps_done(rollout) == scene->steps ? cl_rollout_loss(rollout) : NAN;
+	if (contacts)
+		*contacts = cl_lesson_contacts_text(scene, rollout);
+	cl_rollout_free(rollout);
+	return loss;
+}
+
+static gboolean compute_learning(const ClLessonStep *step, int backend, ClLessonLearning *l, const _Atomic int *cancel)
+{
+	const ClScene *scene = step->scene;
+	int count = 0;
+	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, NULL, 0);
+	LearningProbe probe = {.learning = l, .x_index = -1, .y_index = -1, .cancel = cancel};
+	if (step->view.kind == CL_LESSON_VIEW_HEATMAP) {
+		probe.x_index = scalar_index(scene, params, count, step->view.x.parameter);
+		probe.y_index = scalar_index(scene, params, count, step->view.y.parameter);
+	}
+	gboolean f32 = cl_cli_is_float32(scene, backend);
+	if (probe.x_index >= 0 && probe.y_index >= 0) {
+		l->path_x = g_new0(double, (gsize)scene->optimize.iterations + 1);
+		l->path_y = g_new0(double, (gsize)scene->optimize.iterations + 1);
+		/* the start as the backend stores it (float32 backends round it) */
+		double x0 = cl_param_get(scene, &params[probe.x_index]), y0 = cl_param_get(scene, &params[probe.y_index]);
+		l->path_x[0] = f32 ? (double)(float)x0 : x0;
+		l->path_y[0] = f32 ? (double)(float)y0 : y0;
+	}
+	ClOptimizeResult result;
+	bool ok = cl_optimize(scene, backend, NULL, learning_progress, &probe, &result);
+	gboolean cancelled = cancel && atomic_load(cancel);
+	l->iterations = result.iterations_done;
+	l->loss = g_memdup2(result.loss, sizeof(double) * (gsize)result.iterations_done);
+	l->value_count = result.parameter_count;
+	l->values = g_memdup2(result.parameters, sizeof(double) * (gsize)result.parameter_count);
+	l->status = result.status;
+	l->final_loss = l->exact_loss = NAN;
+	if (ok && !cancelled) {
+		ClScene *learned = cl_scene_copy(scene);
+		cl_optimize_apply(learned, params, count, result.parameters);
+		ClStatus status;
+		l->final_loss = loss_under(learned, backend, &status, &l->contacts);
+		l->exact_loss = loss_under(learned, cl_backend_find("exact"), &status, NULL);
+		cl_scene_free(learned);
+	}
+	cl_optimize_result_clear(&result);
+	free(params);
+	return !cancelled;
+}
+
+/* ------------------------------------------------------------- views */
+
+static void compute_perturbation(const ClLessonStep *step, int backend, ClLessonPerturbation *out)
+{
+	const ClScene *scene = step->scene;
+	ClParam p;
+	cl_param_parse(scene, step->view.parameter, &p, NULL, 0);
+	double theta = cl_param_get(scene, &p);
+	for (int k = 0; k < 3; k++) {
+		out->scenes[k] = cl_scene_copy(scene);
+		cl_param_set(out->scenes[k], &p, theta + (k - 1) * step->view.delta);
+		out->rollouts[k] = cl_rollout_new(out->scenes[k], backend);
+		cl_rollout_run(out->rollouts[k], NULL, NULL, k == 1);
+	}
+	/* the direction e_θ in (s0, u) */
+	int ns = cl_state_size(scene);
+	double *ds0 = g_new0(double, (gsize)ns), *du = g_new0(double, (gsize)cl_control_size(scene) + 1);
+	if (p.target == CL_PARAM_POSITION || p.target == CL_PARAM_VELOCITY)
+		ds0[4 * p.ball + (p.target == CL_PARAM_VELOCITY ? 2 : 0) + p.axis] = 1;
+	else
+		du[2 * ((gsize)p.step * (gsize)scene->ball_count + (gsize)p.ball) + (gsize)p.axis] = 1;
+	out->ds_final = g_new0(double, (gsize)ns);
+	if (cl_rollout_steps_done(out->rollouts[1]) == scene->steps)
+		cl_rollout_jvp(out->rollouts[1], ds0, du, out->ds_final);
+	else
+		for (int i = 0; i < ns; i++)
+			out->ds_final[i] = NAN;
+	g_free(ds0);
+	g_free(du);
+}
+
+static gboolean compute_sweep(ClLessonResult *r, const _Atomic int *cancel)
+{
+	const ClLessonStep *step = r->step;
+	const ClLessonView *v = &step->view;
+	ClSweepDef *def = &r->sweep;
+	cl_param_parse(step->scene, v->x.parameter, &def->x.param, NULL, 0);
+	cl_param_parse(step->scene, v->y.parameter, &def->y.param, NULL, 0);
+	def->x.min = v->x.min;
+	def->x.max = v->x.max;
+	def->x.count = v->x.count;
+	def->y.min = v->y.min;
+	def->y.max = v->y.max;
+	def->y.count = v->y.count;
+	def->backends = (const int *)step->backends->data;
+	def->backend_count = (int)step->backends->len;
+	def->threads = (int)g_get_num_processors();
+	def->cancel = cancel;
+	r->cells = g_new0(ClSweepCell, cl_sweep_cell_count(def));
+	ClStatus status;
+	if (!cl_sweep(step->scene, def, r->cells, &status)) {
+		if (status.code == CL_STATUS_CANCELLED)
+			return FALSE;
+		g_ptr_array_add(r->problems, g_strdup_printf("heatmap: %s", status.message));
+	}
+	return TRUE;
+}
+
+/* ------------------------------------------------------------- cites */
+
+static double cite_value(ClLessonResult *r, const ClCite *cite, char **text, char **problem)
+{
+	const ClLessonStep *step = r->step;
+	int slot = cite->backend >= 0 ? cl_lesson_step_backend_slot(step, cite->backend) : -1;
+	double value = NAN;
+	const ClStatus *status = slot >= 0 ? &r->status[slot] : NULL;
+	switch (cite->kind) {
+	case CL_CITE_GRADIENT:
+	case CL_CITE_FD: {
+		int c = cl_lesson_result_column(r, cite->parameter);
+		value = (cite->kind == CL_CITE_GRADIENT ? r->gradient : r->fd)[(gsize)slot * r->columns->len + (gsize)c];
+		break;
+	}
+	case CL_CITE_LOSS:
+		value = r->loss[slot];
+		break;
+	case CL_CITE_LEARNING_LOSS:
+	case CL_CITE_LEARNING_FINAL:
+	case CL_CITE_LEARNING_EXACT:
+	case CL_CITE_LEARNING_PARAMETER:
+	case CL_CITE_LEARNING_CONTACTS: {
+		const ClLessonLearning *l = &r->learning[slot];
+		status = &l->status;
+		if (cite->kind == CL_CITE_LEARNING_LOSS)
+			value = cite->index < l->iterations ? l->loss[cite->index] : NAN;
+		else if (cite->kind == CL_CITE_LEARNING_FINAL)
+			value = l->final_loss;
+		else if (cite->kind == CL_CITE_LEARNING_EXACT)
+			value = l->exact_loss;
+		else if (cite->kind == CL_CITE_LEARNING_PARAMETER) {
+			int count = 0;
+			ClParam *params = cl_optimize_expand(step->scene, &step->scene->optimize, &count, NULL, 0);
+			int k = scalar_index(step->scene, params, count, cite->parameter);
+			value = k >= 0 && l->values && k < l->value_count && isfinite(l->final_loss) ? l->values[k] : NAN;
+			free(params);
+		} else {
+			*text = g_strdup(l->contacts ? l->contacts : "n/a");
+			if (!l->contacts)
+				*problem = g_strdup_printf("{%s}: the learning run failed", cite->source);
+			return NAN;
+		}
+		break;
+	}
+	case CL_CITE_CONVERGENCE:
+		for (guint k = 0; k < r->convergence->steps->len; k++)
+			if (g_array_index(r->convergence->steps, int, k) == cite->index) {
+				const ClConvergencePoint *p = cl_convergence_run_point(r->convergence, (guint)slot, k);
+				value = p->value;
+			}
+		break;
+	case CL_CITE_OPTIMUM:
+		value = cl_two_ball_optimum(step->scene, NULL);
+		break;
+	case CL_CITE_OPTIMUM_TIME:
+		cl_two_ball_optimum(step->scene, &value);
+		break;
+	case CL_CITE_COUNT:
+		break;
+	}
+	*text = cl_lesson_format_number(cite->format, value);
+	if (!isfinite(value)) {
+		char *why = status && status->code != CL_STATUS_OK ? cl_cli_status_text(status) : g_strdup("not computed");
+		*problem = g_strdup_printf("{%s}: %s", cite->source, why);
+		g_free(why);
+	}
+	return value;
+}
+
+static char *render_text(const ClLessonStep *step, char **cite_texts)
+{
+	GString *out = g_string_new(NULL);
+	gsize at = 0;
+	const char *text = step->text;
+	for (guint i = 0; i <= step->cites->len; i++) {
+		gsize until = i < step->cites->len ? g_array_index(step->cites, ClCite, i).start : strlen(text);
+		for (gsize c = at; c < until; c++) {
+			g_string_append_c(out, text[c]);
+			if ((text[c] == '{' || text[c] == '}') && text[c + 1] == text[c])
+				c++; /* "{{" is a literal brace */
+		}
+		if (i < step->cites->len) {
+			g_string_append(out, cite_texts[i]);
+			at = g_array_index(step->cites, ClCite, i).end;
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* ------------------------------------------------------------- apply */
+
+static gboolean cancelled(const _Atomic int *cancel)
+{
+	return cancel && atomic_load(cancel);
+}
+
+ClLessonResult *cl_lesson_step_apply(const ClLessonStep *step, const _Atomic int *cancel)
+{
+	ClLessonResult *r = g_new0(ClLessonResult, 1);
+	r->step = step;
+	r->backend_count = step->backends->len;
+	r->problems = g_ptr_array_new_with_free_func(g_free);
+	r->columns = g_ptr_array_new_with_free_func(g_free);
+	if (step->view.kind == CL_LESSON_VIEW_GRADIENTS) {
+		if (step->view.parameters)
+			for (char **p = step->view.parameters; *p; p++)
+				add_column(r->columns, *p);
+		else
+			add_default_columns(r->columns, step->scene);
+	}
+	if (step->view.kind == CL_LESSON_VIEW_PERTURBATION || step->view.kind == CL_LESSON_VIEW_CONVERGENCE)
+		add_column(r->columns, step->view.parameter);
+	for (guint i = 0; i < step->cites->len; i++) {
+		const ClCite *cite = &g_array_index(step->cites, ClCite, i);
+		if (cite->kind == CL_CITE_GRADIENT || cite->kind == CL_CITE_FD)
+			add_column(r->columns, cite->parameter);
+	}
+	guint n = r->backend_count;
+	r->loss = g_new0(double, n);
+	r->status = g_new0(ClStatus, n);
+	r->gradient = g_new0(double, (gsize)n * r->columns->len + 1);
+	r->fd = g_new0(double, (gsize)n * r->columns->len + 1);
+	for (guint b = 0; b < n; b++) {
+		if (cancelled(cancel))
+			goto cancel;
+		compute_gradients(r, b, g_array_index(step->backends, int, b));
+	}
+	const ClLessonView *v = &step->view;
+	if (v->kind == CL_LESSON_VIEW_LEARNING || (v->kind == CL_LESSON_VIEW_HEATMAP && v->paths)) {
+		r->learning = g_new0(ClLessonLearning, n);
+		for (guint b = 0; b < n; b++)
+			if (!compute_learning(step, g_array_index(step->backends, int, b), &r->learning[b], cancel))
+				goto cancel;
+	}
+	if (v->kind == CL_LESSON_VIEW_HEATMAP && !compute_sweep(r, cancel))
+		goto cancel;
+	if (v->kind == CL_LESSON_VIEW_PERTURBATION) {
+		r->perturbation = g_new0(ClLessonPerturbation, n);
+		for (guint b = 0; b < n; b++) {
+			if (cancelled(cancel))
+				goto cancel;
+			compute_perturbation(step, g_array_index(step->backends, int, b), &r->perturbation[b]);
+		}
+	}
+	if (v->kind == CL_LESSON_VIEW_CONVERGENCE) {
+		GError *error = NULL;
+		r->convergence = cl_convergence_run_new(step->scene, v->parameter, v->steps, step->backends, NULL, NULL,
+												cancel, &error);
+		if (!r->convergence) {
+			gboolean was_cancelled = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+			g_ptr_array_add(r->problems, g_strdup_printf("convergence: %s", error->message));
+			g_error_free(error);
+			if (was_cancelled)
+				goto cancel;
+		}
+	}
+	guint cites = step->cites->len;
+	r->cite_values = g_new0(double, cites + 1);
+	r->cite_texts = g_new0(char *, cites + 1);
+	for (guint i = 0; i < cites; i++) {
+		const ClCite *cite = &g_array_index(step->cites, ClCite, i);
+		char *problem = NULL;
+		if (cite->kind == CL_CITE_CONVERGENCE && !r->convergence) {
+			r->cite_values[i] = NAN;
+			r->cite_texts[i] = g_strdup("n/a");
+			continue;
+		}
+		r->cite_values[i] = cite_value(r, cite, &r->cite_texts[i], &problem);
+		if (problem)
+			g_ptr_array_add(r->problems, problem);
+	}
+	r->text = render_text(step, r->cite_texts);
+	return r;
+cancel:
+	cl_lesson_result_free(r);
+	return NULL;
+}
+
+void cl_lesson_result_free(ClLessonResult *r)
+{
+	if (!r)
+		return;
+	g_free(r->loss);
+	g_free(r->status);
+	g_ptr_array_free(r->columns, TRUE);
+	g_free(r->gradient);
+	g_free(r->fd);
+	if (r->learning)
+		for (guint b = 0; b < r->backend_count; b++) {
+			ClLessonLearning *l = &r->learning[b];
+			g_free(l->loss);
+			g_free(l->values);
+			g_free(l->path_x);
+			g_free(l->path_y);
+			g_free(l->contacts);
+		}
+	g_free(r->learning);
+	cl_convergence_run_free(r->convergence);
+	g_free(r->cells);
+	if (r->perturbation)
+		for (guint b = 0; b < r->backend_count; b++) {
+			ClLessonPerturbation *p = &r->perturbation[b];
+			for (int k = 0; k < 3; k++) {
+				cl_rollout_free(p->rollouts[k]);
+				cl_scene_free(p->scenes[k]);
+			}
+			g_free(p->ds_final);
+		}
+	g_free(r->perturbation);
+	g_free(r->cite_values);
+	g_strfreev(r->cite_texts);
+	g_free(r->text);
+	g_ptr_array_free(r->problems, TRUE);
+	g_free(r);
+}

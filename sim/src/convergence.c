@@ -1,0 +1,210 @@
+/* One derivative against the step count, per backend, across threads. */
+#include "core.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#define CONVERGENCE_STEPS_MAX 256
+#define CONVERGENCE_THREADS_MAX 64
+
+typedef struct Convergence {
+	const ClScene *scene;
+	const ClConvergenceDef *def;
+	ClConvergencePoint *points;
+	int *order; /* work items, the most expensive (largest N) first */
+	atomic_int next;
+	mtx_t progress_lock;
+	int done;
+	int total;
+} Convergence;
+
+static void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* float32 losses carry ~1e-7 relative rounding noise, so their step is
+ * larger, but not so large that it moves a contact into another step (the
+ * `gradients` command's rule). */
+static double fd_step(const ClConvergenceDef *def, const ClScene *scene, int backend, double value)
+{
+	bool f32 = cl_backend_param_find(backend, "precision") >= 0 &&
+			   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-4 : 1e-6;
+	return h * fmax(1.0, fabs(value));
+}
+
+static ClConvergencePoint compute_point(const ClScene *base, const ClConvergenceDef *def, int backend, int steps)
+{
+	ClScene *scene = cl_scene_copy(base);
+	cl_scene_set_steps(scene, steps);
+	const ClParam *p = &def->param;
+	bool adjoint = cl_param_has_adjoint(p);
+	ClRollout *rollout = cl_rollout_new(scene, backend);
+	cl_rollout_run(rollout, NULL, NULL, adjoint);
+	ClConvergencePoint point = {.loss = cl_rollout_loss(rollout), .status = cl_rollout_status(rollout)->code};
+	if (adjoint) {
+		double *g_s0 = xcalloc((size_t)cl_state_size(scene), sizeof(double));
+		double *g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
+		cl_rollout_gradient(rollout, g_s0, g_u);
+		switch (p->target) {
+		case CL_PARAM_POSITION:
+			point.value = g_s0[4 * p->ball + p->axis];
+			break;
+		case CL_PARAM_VELOCITY:
+			point.value = g_s0[4 * p->ball + 2 + p->axis];
+			break;
+		default: /* a control */
+			point.value = g_u[2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis];
+			break;
+		}
+		free(g_s0);
+		free(g_u);
+	} else if (!cl_status_is_fatal(point.status)) {
+		ClStatus fd_status;
+		point.value = cl_finite_difference(scene, backend, p, fd_step(def, scene, backend, cl_param_get(scene, p)),
+										   &fd_status);
+		if (point.status == CL_STATUS_OK)
+			point.status = fd_status.code;
+	}
+	if (cl_status_is_fatal(point.status))
+		point.loss = point.value = NAN;
+	cl_rollout_free(rollout);
+	cl_scene_free(scene);
+	return point;
+}
+
+static int worker_main(void *data)
+{
+	Convergence *c = data;
+	const ClConvergenceDef *def = c->def;
+	for (;;) {
+		if (def->cancel && atomic_load(def->cancel))
+			break;
+		int item = atomic_fetch_add(&c->next, 1);
+		if (item >= c->total)
+			break;
+		int index = c->order[item];
+		int slot = index / def->step_count, k = index % def->step_count;
+		ClConvergencePoint point = compute_point(c->scene, def, def->backends[slot], def->steps[k]);
+		mtx_lock(&c->progress_lock);
+		c->points[index] = point;
+		int done = ++c->done;
+		if (def->progress)
+			def->progress(done, c->total, slot, k, def->user);
+		mtx_unlock(&c->progress_lock);
+	}
+	return 0;
+}
+
+static bool fail(ClStatus *status, const char *format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static bool fail(ClStatus *status, const char *format, ...)
+{
+	if (status) {
+		*status = (ClStatus){.code = CL_STATUS_UNSUPPORTED, .step = -1};
+		va_list args;
+		va_start(args, format);
+		vsnprintf(status->message, sizeof status->message, format, args);
+		va_end(args);
+	}
+	return false;
+}
+
+static bool check(const ClScene *scene, const ClConvergenceDef *def, ClStatus *status)
+{
+	if (def->step_count < 1 || def->step_count > CONVERGENCE_STEPS_MAX || !def->steps)
+		return fail(status, "convergence: %d step counts (1 to %d allowed)", def->step_count,
+					 CONVERGENCE_STEPS_MAX);
+	for (int k = 0; k < def->step_count; k++)
+		if (def->steps[k] < 1 || def->steps[k] > CL_MAX_STEPS)
+			return fail(status, "convergence: step count %d is out of range", def->steps[k]);
+	if (def->backend_count < 1 || !def->backends)
+		return fail(status, "convergence: no backend");
+	for (int b = 0; b < def->backend_count; b++)
+		if (!cl_backend_info(def->backends[b]))
+			return fail(status, "convergence: unknown backend %d", def->backends[b]);
+	const ClParam *p = &def->param;
+	bool ball_param = p->target == CL_PARAM_POSITION || p->target == CL_PARAM_VELOCITY ||
+					  p->target == CL_PARAM_CONTROL || p->target == CL_PARAM_RADIUS || p->target == CL_PARAM_MASS;
+	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) || p->axis < 0 || p->axis > 1)
+		return fail(status, "convergence: the parameter does not exist in this scene");
+	if (p->target == CL_PARAM_CONTROL)
+		for (int k = 0; k < def->step_count; k++)
+			if (p->step < 0 || p->step >= def->steps[k])
+				return fail(status, "convergence: control interval %d does not exist at every step count", p->step);
+	return true;
+}
+
+bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConvergencePoint *points, ClStatus *status)
+{
+	if (status)
+		*status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
+	if (!check(scene, def, status))
+		return false;
+	Convergence c = {
+		.scene = scene,
+		.def = def,
+		.points = points,
+		.total = def->backend_count * def->step_count,
+	};
+	for (int i = 0; i < c.total; i++)
+		points[i] = (ClConvergencePoint){NAN, NAN, CL_STATUS_CANCELLED};
+	/* largest N first, so the last items handed out are the short ones and
+	 * the threads finish together */
+	c.order = xcalloc((size_t)c.total, sizeof(int));
+	int filled = 0;
+	bool *taken = xcalloc((size_t)def->step_count, sizeof(bool));
+	for (int round = 0; round < def->step_count; round++) {
+		int best = -1;
+		for (int k = 0; k < def->step_count; k++)
+			if (!taken[k] && (best < 0 || def->steps[k] > def->steps[best]))
+				best = k;
+		taken[best] = true;
+		for (int b = 0; b < def->backend_count; b++)
+			c.order[filled++] = (int)cl_convergence_index(def, b, best);
+	}
+	free(taken);
+	atomic_init(&c.next, 0);
+	if (mtx_init(&c.progress_lock, mtx_plain) != thrd_success) {
+		free(c.order);
+		return fail(status, "convergence: cannot create a lock");
+	}
+	int threads = def->threads < 1 ? 1 : def->threads > CONVERGENCE_THREADS_MAX ? CONVERGENCE_THREADS_MAX : def->threads;
+	if (threads > c.total)
+		threads = c.total;
+	thrd_t *ids = xcalloc((size_t)threads, sizeof *ids);
+	bool *running = xcalloc((size_t)threads, sizeof *running);
+	/* the calling thread is worker 0; if a thread cannot start, the others do its share */
+	for (int t = 1; t < threads; t++)
+		running[t] = thrd_create(&ids[t], worker_main, &c) == thrd_success;
+	worker_main(&c);
+	for (int t = 1; t < threads; t++)
+		if (running[t])
+			thrd_join(ids[t], NULL);
+	free(ids);
+	free(running);
+	free(c.order);
+	mtx_destroy(&c.progress_lock);
+	if (c.done < c.total) {
+		if (status) {
+			*status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};
+			snprintf(status->message, sizeof status->message, "convergence cancelled after %d of %d points", c.done,
+					 c.total);
+		}
+		return false;
+	}
+	return true;
+}

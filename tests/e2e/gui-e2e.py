@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""End-to-end test of the workbench window, driven the way a user's tools
+would: D-Bus actions (org.gtk.Actions) to load, run and save, AT-SPI to read
+the Gradients view and to type into the inspector. Compares every number the
+window shows with `contactlab gradients PRESET --format csv`.
+
+Run inside one dbus-run-session under an X server (see gui-e2e.sh).
+Prints TAP; the screenshot of Task 3 goes to $E2E_OUT/screenshot-task3.png.
+"""
+import csv
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import pyatspi
+from gi.repository import Gio, GLib
+
+APP_ID = "io.github.contactlab.ContactLab"
+APP_PATH = "/io/github/contactlab/ContactLab"
+EXE = os.environ["CONTACTLAB"]
+OUT = os.environ.get("E2E_OUT", ".")
+PLANNED = 14
+PRESETS = ["task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls"]
+
+tests = []
+
+
+def check(ok, name, detail=""):
+    tests.append((bool(ok), name, detail))
+    print(("ok" if ok else "not ok") + " %d %s" % (len(tests), name))
+    if detail:
+        for line in str(detail).splitlines()[:20]:
+            print("# " + line)
+    sys.stdout.flush()
+
+
+def wait_for(predicate, timeout=60.0, step=0.1):
+    end = time.time() + timeout
+    while time.time() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+
+
+def activate(path, action, parameter=None):
+    params = [parameter] if parameter is not None else []
+    bus.call_sync(APP_ID, path, "org.gtk.Actions", "Activate",
+                  GLib.Variant("(sava{sv})", (action, params, {})), None, Gio.DBusCallFlags.NONE, 10000, None)
+
+
+def app_action(action, parameter=None):
+    activate(APP_PATH, action, parameter)
+
+
+def win_action(action, parameter=None):
+    activate(APP_PATH + "/window/1", action, parameter)
+
+
+def has_owner():
+    reply = bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                          GLib.Variant("(s)", (APP_ID,)), None, Gio.DBusCallFlags.NONE, 1000, None)
+    return reply.unpack()[0]
+
+
+def find_app():
+    desktop = pyatspi.Registry.getDesktop(0)
+    for i in range(desktop.childCount):
+        child = desktop.getChildAtIndex(i)
+        if child is not None and child.name == "contactlab":
+            return child
+    return None
+
+
+def descendants(root, predicate):
+    return pyatspi.findAllDescendants(root, predicate)
+
+
+def find(root, predicate):
+    return pyatspi.findDescendant(root, predicate)
+
+
+CELL = re.compile(r"^(\S+) (\S+) = (\S+)$")
+
+
+def table_state(app):
+    grid = find(app, lambda n: n.name == "Gradient table")
+    if grid is None:
+        return None
+    m = re.match(r"runs completed: (\d+); computing: (yes|no)", grid.description or "")
+    return (int(m.group(1)), m.group(2) == "yes") if m else None
+
+
+def wait_for_run(app, before):
+    def done():
+        state = table_state(app)
+        return state if state and state[0] > before and not state[1] else None
+    return wait_for(done, timeout=120)
+
+
+def gui_numbers(app):
+    numbers = {}
+    for node in descendants(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and CELL.match(n.name or "")):
+        backend, parameter, value = CELL.match(node.name).groups()
+        numbers[(backend, parameter)] = float(value.replace("−", "-"))
+    return numbers
+
+
+def cli_numbers(scene, *extra):
+    out = subprocess.run([EXE, "gradients", scene, "--format", "csv", *extra], check=True, capture_output=True,
+                         text=True).stdout
+    numbers = {}
+    for row in csv.DictReader(io.StringIO(out)):
+        if row["parameter"] == "status" or row["parameter"].startswith("fd:"):
+            continue
+        numbers[(row["backend"], row["parameter"])] = float(row["value"])
+    return numbers
+
+
+def same(a, b):
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-10 * max(1.0, abs(a), abs(b))
+
+
+def compare(gui, cli):
+    problems = []
+    for key, value in cli.items():
+        if key not in gui:
+            problems.append("missing in the window: %s %s" % key)
+        elif not same(gui[key], value):
+            problems.append("%s %s: window %r, CLI %r" % (key + (gui[key], value)))
+    for key in gui:
+        if key not in cli:
+            problems.append("not in the CLI: %s %s" % key)
+    return problems
+
+
+def title(app):
+    label = find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and (n.name or "").startswith(("Task", "• Task")))
+    return label.name if label else None
+
+
+def main():
+    env = dict(os.environ)
+    env.pop("GTK_A11Y", None)  # the app must talk AT-SPI
+    log = open(os.path.join(OUT, "gui-e2e-app.log"), "w")
+    proc = subprocess.Popen([EXE], env=env, stdout=log, stderr=subprocess.STDOUT)
+    print("1..%d" % PLANNED)
+    try:
+        check(wait_for(has_owner, 30), "the app owns %s on the session bus" % APP_ID)
+        app = wait_for(find_app, 30)
+        check(app is not None, "the app is visible over AT-SPI")
+        wait_for(lambda: table_state(app), 30)
+
+        for preset in PRESETS:
+            before = table_state(app)[0]
+            app_action("load-preset", GLib.Variant("s", preset))
+            win_action("run")
+            state = wait_for_run(app, before)
+            gui = gui_numbers(app) if state else {}
+            problems = compare(gui, cli_numbers(preset)) if state else ["the run did not finish"]
+            check(not problems, "%s: the Gradients view shows the CLI's %d numbers" % (preset, len(gui)),
+                  "\n".join(problems))
+            if preset == "task3-two-balls":
+                subprocess.run(["import", "-window", "root", os.path.join(OUT, "screenshot-task3.png")], check=False)
+
+        # edit ball1's initial x through the inspector: the numbers follow
+        before_numbers = gui_numbers(app)
+        before = table_state(app)[0]
+        win_action("select-object", GLib.Variant("s", "ball1"))
+        entry = wait_for(lambda: find(app, lambda n: n.name == "Ball ball1 position x"), 10)
+        check(entry is not None, "the inspector shows ball1's position x")
+        entry.queryEditableText().setTextContents("-1.8")
+        state = wait_for_run(app, before)
+        after = gui_numbers(app) if state else {}
+        changed = [k for k in after if k in before_numbers and not same(after[k], before_numbers[k])]
+        problems = compare(after, cli_numbers("task3-two-balls", "--set", "ball1.position.x=-1.8"))
+        check(state and changed and not problems,
+              "typing ball1.position.x = -1.8 recomputes: %d numbers changed, all equal to the CLI's" % len(changed),
+              "\n".join(problems))
+
+        # save, then read the file back with the CLI's loader
+        folder = tempfile.mkdtemp(prefix="contactlab-e2e-")
+        saved = os.path.join(folder, "edited scene.json")
+        win_action("save-as", GLib.Variant("s", saved))
+        check(wait_for(lambda: os.path.exists(saved), 10), "win.save-as writes the file")
+        with open(saved) as f:
+            data = json.load(f)
+        ball1 = [b for b in data["balls"] if b["id"] == "ball1"][0]
+        check(ball1["position"][0] == -1.8, "the saved file has ball1 at x = -1.8", json.dumps(ball1))
+        problems = compare(after, cli_numbers(saved))
+        check(not problems, "the CLI's loader computes the window's numbers from the saved file", "\n".join(problems))
+
+        # a corrupt file: the loader's message in a dialog, and the scene stays
+        corrupt = os.path.join(folder, "corrupt.json")
+        with open(corrupt, "w") as f:
+            f.write('{"contactlab": 1, "balls": [')
+        expected = subprocess.run([EXE, "gradients", corrupt], capture_output=True, text=True).stderr.strip()
+        expected = expected.split("contactlab: ", 1)[-1]
+        title_before = title(app)
+        app_action("open-file", GLib.Variant("s", corrupt))
+        message = wait_for(lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and expected in (n.name or "")),
+                           10)
+        check(message is not None, "opening a corrupt file shows the loader's message", expected)
+        check(title(app) == title_before and gui_numbers(app) == after, "the current scene stays",
+              "%r → %r" % (title_before, title(app)))
+        close = find(app, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON and n.name in ("_Close", "Close"))
+        if close is not None:
+            close.queryAction().doAction(0)
+        time.sleep(0.3)
+        try:
+            app_action("quit")
+        except GLib.Error:
+            pass  # the app may leave the bus before it replies
+        check(proc.wait(timeout=20) == 0, "app.quit ends the app cleanly (the scene was saved)")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    return 0 if all(ok for ok, _, _ in tests) and len(tests) == PLANNED else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+#!/bin/bash
+# End-to-end test of the Heatmaps and Learning views, driven over D-Bus
+# (GApplication and window actions), TAP output. Needs an X display (run
+# `xvfb-run -a meson test`); skips cleanly without one.
+#   CONTACTLAB: the executable.  E2E_SCREENSHOTS=DIR: also save screenshots there.
+set -u
+APP=io.github.contactlab.ContactLab
+WIN=/io/github/contactlab/ContactLab/window/1
+for tool in gdbus gapplication compare identify; do
+	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+done
+[ -n "${DISPLAY:-}" ] || { echo "1..0 # SKIP no display"; exit 0; }
+# a private session bus: the app's actions and nothing else on it
+if [ -z "${CL_E2E_IN_SESSION:-}" ]; then
+	command -v dbus-run-session >/dev/null || { echo "1..0 # SKIP dbus-run-session is not installed"; exit 0; }
+	CL_E2E_IN_SESSION=1 exec dbus-run-session -- "$0" "$@"
+fi
+
+export GSETTINGS_BACKEND=memory GSK_RENDERER=cairo LC_ALL=C.UTF-8
+unset GTK_A11Y
+work=$(mktemp -d)
+trap 'kill $app 2>/dev/null; rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for line in "$@"; do echo "# $line"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+act() { gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.Activate "$1" "$2" '{}' >/dev/null; }
+wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+shot() {
+	[ -n "${E2E_SCREENSHOTS:-}" ] || return 0
+	command -v xdotool >/dev/null && command -v import >/dev/null || return 0
+	mkdir -p "$E2E_SCREENSHOTS"
+	local wid; wid=$(xdotool search --onlyvisible --name '^ContactLab$' | head -1)
+	[ -n "$wid" ] && [ -n "${2:-}" ] && { xdotool mousemove $2; sleep 0.3; xdotool mousemove_relative 3 3; sleep 0.6; }
+	[ -n "$wid" ] && import -window "$wid" "$E2E_SCREENSHOTS/$1.png"
+}
+
+"$CONTACTLAB" >"$work/app.log" 2>&1 &
+app=$!
+for _ in $(seq 100); do
+	gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+		--method org.freedesktop.DBus.NameHasOwner $APP 2>/dev/null | grep -q true && break
+	sleep 0.1
+done
+sleep 1
+
+# ---- heatmap: Task 2, 16 × 16, exported by action in every format
+gapplication action $APP load-preset "'task2-ground-wall'"
+act heatmap-compute "[<{'x': <'ball.velocity.x'>, 'y': <'ball.velocity.y'>, 'x-min': <3.0>, 'x-max': <7.0>,
+	'y-min': <-7.0>, 'y-max': <-3.0>, 'resolution': <16>, 'quantity': <'loss'>}>]"
+for ext in png svg pdf csv; do act heatmap-export "[<'$work/gui.$ext'>]"; done
+wait_for "$work/gui.csv"
+check "heatmap PNG written" test "$(head -c 8 "$work/gui.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+check "heatmap SVG written" grep -q '<svg' "$work/gui.svg"
+check "heatmap PDF written" test "$(head -c 5 "$work/gui.pdf")" = "%PDF-"
+backends=$("$CONTACTLAB" backends | grep -c '^[a-z]')
+rows=$(($(wc -l < "$work/gui.csv") - 1))
+in_csv=$(tail -n +2 "$work/gui.csv" | cut -d, -f3 | sort -u | wc -l)
+if [ "$in_csv" = "$backends" ] && [ "$rows" = $((16 * 16 * backends)) ] &&
+	[ "$(head -1 "$work/gui.csv")" = "x,y,backend,quantity,value" ]; then
+	ok "heatmap CSV has 16·16·$backends rows"
+else
+	not_ok "heatmap CSV has 16·16·$backends rows" "$rows rows, $in_csv backends"
+fi
+# the CLI and the GUI make the same figure and the same numbers from the same inputs
+"$CONTACTLAB" heatmap task2-ground-wall --x ball.velocity.x:3:7:16 --y ball.velocity.y:-7:-3:16 \
+	--png "$work/cli.png" --csv "$work/cli.csv" 2>/dev/null
+check "heatmap CSV equals the CLI's" cmp -s "$work/gui.csv" "$work/cli.csv"
+size_gui=$(identify -format '%wx%h' "$work/gui.png") size_cli=$(identify -format '%wx%h' "$work/cli.png")
+differing=$(compare -metric AE -fuzz 2% "$work/gui.png" "$work/cli.png" null: 2>&1)
+read -r width height < <(identify -format '%w %h' "$work/cli.png")
+total=$((width * height))
+if [ "$size_gui" = "$size_cli" ] && [ "${differing%%.*}" -le $((total / 1000)) ] 2>/dev/null; then
+	ok "heatmap PNG equals the CLI's ($differing of $total pixels differ)"
+else
+	not_ok "heatmap PNG equals the CLI's" "GUI $size_gui, CLI $size_cli, differing pixels: $differing"
+fi
+shot heatmaps
+shot heatmaps-hover "520 700"
+
+# ---- learning: Task 3, 50 iterations, then Export All
+gapplication action $APP load-preset "'task3-two-balls'"
+act learning-run "[<{'iterations': <50>}>]"
+act export-all "[<'$work/session'>]"
+wait_for "$work/session/manifest.json"
+check "export-all wrote a manifest" test -s "$work/session/manifest.json"
+missing=""
+for f in $(grep -o '"file": "[^"]*"' "$work/session/manifest.json" | cut -d'"' -f4); do
+	[ -s "$work/session/$f" ] || missing="$missing $f"
+done
+listed=$(grep -c '"file"' "$work/session/manifest.json")
+for f in learning-curves.png learning-curves.svg learning-curves.pdf learning-curves.csv learned-parameters.csv \
+	learning-summary.csv scene.json; do
+	grep -q "\"$f\"" "$work/session/manifest.json" || missing="$missing $f(unlisted)"
+done
+check "every file the manifest lists exists ($listed files)" test -z "$missing"
+curves="$work/session/learning-curves.csv"
+for b in $(tail -n +2 "$curves" | cut -d, -f1 | uniq); do
+	"$CONTACTLAB" optimize task3-two-balls --backend "$b" --iters 50 --csv "$work/cli-$b.csv" >/dev/null 2>&1
+	mismatch=""
+	for it in 0 49 50; do
+		gui=$(grep "^$b,$it," "$curves" | cut -d, -f3)
+		cli=$(grep "^$it," "$work/cli-$b.csv" | cut -d, -f2)
+		[ -n "$gui" ] && [ "$gui" = "$cli" ] || mismatch="$mismatch iteration $it: GUI '$gui' CLI '$cli';"
+	done
+	check "learning curve of $b equals contactlab optimize (iterations 0, 49, 50)" test -z "$mismatch"
+	[ -z "$mismatch" ] || echo "# $mismatch"
+done
+shot learning
+
+gapplication action $APP quit
+wait $app
+check "the app quit cleanly" test $? -eq 0
+if grep -q CRITICAL "$work/app.log"; then not_ok "no critical warnings" "$(grep CRITICAL "$work/app.log" | head -3)"; else ok "no critical warnings"; fi
+echo "1..$n"
+exit $((failed > 0))

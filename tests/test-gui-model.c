@@ -1,0 +1,236 @@
+/* The window's logic without a display: undo stack, canvas view and picking,
+ * canvas edits (which must keep the scene valid), and the compute job. */
+#include "cl-compute-job.h"
+#include "cl-scene-edit.h"
+#include "cl-undo-stack.h"
+#include "tasks.h"
+
+#include <glib.h>
+#include <math.h>
+
+static void test_undo_redo(void)
+{
+	ClScene *scene = cl_test_task3();
+	ClUndoStack *stack = cl_undo_stack_new(10);
+	g_assert_false(cl_undo_stack_can_undo(stack));
+	cl_undo_stack_push(stack, scene, "Move ball", NULL);
+	scene->balls[0].position.x = 0.5;
+	g_assert_true(cl_undo_stack_can_undo(stack));
+	g_assert_cmpstr(cl_undo_stack_undo_label(stack), ==, "Move ball");
+	ClScene *undone = cl_undo_stack_undo(stack, scene);
+	g_assert_cmpfloat(undone->balls[0].position.x, ==, -2);
+	g_assert_true(cl_undo_stack_can_redo(stack));
+	ClScene *redone = cl_undo_stack_redo(stack, undone);
+	g_assert_cmpfloat(redone->balls[0].position.x, ==, 0.5);
+	g_assert_true(cl_scene_equal(redone, scene));
+	/* a new edit forgets the redo history */
+	ClScene *again = cl_undo_stack_undo(stack, redone);
+	cl_undo_stack_push(stack, again, "Other", NULL);
+	g_assert_false(cl_undo_stack_can_redo(stack));
+	cl_scene_free(again);
+	cl_scene_free(redone);
+	cl_scene_free(undone);
+	cl_scene_free(scene);
+	cl_undo_stack_free(stack);
+}
+
+static void test_undo_merge_and_limit(void)
+{
+	ClScene *scene = cl_test_task1();
+	ClUndoStack *stack = cl_undo_stack_new(3);
+	/* typing "1.25" in one field: four pushes with one key, one undo step */
+	const double typed[] = {1, 1.2, 1.25};
+	for (int i = 0; i < 3; i++) {
+		cl_undo_stack_push(stack, scene, "Set radius", "field:radius");
+		scene->balls[0].position.y = typed[i];
+	}
+	ClScene *undone = cl_undo_stack_undo(stack, scene);
+	g_assert_cmpfloat(undone->balls[0].position.y, ==, 1); /* the preset's value */
+	g_assert_false(cl_undo_stack_can_undo(stack));
+	cl_scene_free(undone);
+	/* sealing ends merging */
+	cl_undo_stack_clear(stack);
+	cl_undo_stack_push(stack, scene, "a", "k");
+	cl_undo_stack_seal(stack);
+	cl_undo_stack_push(stack, scene, "b", "k");
+	g_assert_cmpstr(cl_undo_stack_undo_label(stack), ==, "b");
+	/* only the limit's newest steps are kept */
+	for (int i = 0; i < 5; i++)
+		cl_undo_stack_push(stack, scene, "x", NULL);
+	int count = 0;
+	ClScene *current = cl_scene_copy(scene);
+	for (ClScene *s; (s = cl_undo_stack_undo(stack, current)); count++) {
+		cl_scene_free(current);
+		current = s;
+	}
+	g_assert_cmpint(count, ==, 3);
+	cl_scene_free(current);
+	cl_scene_free(scene);
+	cl_undo_stack_free(stack);
+}
+
+static void test_view(void)
+{
+	ClView view = {.center_x = 1, .center_y = 2, .scale = 100, .width = 400, .height = 300};
+	ClVec2 s = cl_view_to_screen(&view, (ClVec2){1, 2});
+	g_assert_cmpfloat(s.x, ==, 200);
+	g_assert_cmpfloat(s.y, ==, 150);
+	ClVec2 w = cl_view_to_world(&view, 300, 50); /* right and up */
+	g_assert_cmpfloat_with_epsilon(w.x, 2, 1e-12);
+	g_assert_cmpfloat_with_epsilon(w.y, 3, 1e-12);
+	/* zooming keeps the point under the pointer */
+	ClVec2 before = cl_view_to_world(&view, 50, 70);
+	cl_view_zoom_at(&view, 50, 70, 2.5);
+	ClVec2 after = cl_view_to_world(&view, 50, 70);
+	g_assert_cmpfloat_with_epsilon(before.x, after.x, 1e-12);
+	g_assert_cmpfloat_with_epsilon(before.y, after.y, 1e-12);
+	g_assert_cmpfloat(view.scale, ==, 250);
+	cl_view_pan(&view, 25, 0);
+	g_assert_cmpfloat_with_epsilon(cl_view_to_world(&view, 75, 70).x, after.x, 1e-12);
+	g_assert_cmpfloat(cl_view_grid_step(&view), ==, 0.2); /* 48 px at 250 px/m → 0.192 → 0.2 */
+	g_assert_cmpfloat(cl_snap(0.26, 0.1), ==, 0.3);
+	g_assert_false(signbit(cl_snap(-0.01, 0.1)));
+	cl_view_fit(&view, -1, -1, 3, 1, 0);
+	g_assert_cmpfloat(view.scale, ==, 100); /* 400 px for 4 m */
+}
+
+static void test_pick(void)
+{
+	ClScene *scene = cl_test_task2(0);
+	ClView view = {.center_x = 0, .center_y = 0.5, .scale = 100, .width = 600, .height = 400};
+	ClVec2 ball = cl_view_to_screen(&view, scene->balls[0].position);
+	ClPick p = cl_scene_pick(scene, &view, ball.x + 3, ball.y);
+	g_assert_cmpint(p.kind, ==, CL_PICK_BALL);
+	g_assert_cmpint(p.index, ==, 0);
+	ClVec2 head = cl_view_to_screen(&view, cl_velocity_handle(scene, &view, 0));
+	p = cl_scene_pick(scene, &view, head.x, head.y);
+	g_assert_cmpint(p.kind, ==, CL_PICK_VELOCITY);
+	/* the arrow head is v·CL_ARROW_SECONDS from the ball */
+	ClVec2 h = cl_velocity_handle(scene, &view, 0);
+	g_assert_cmpfloat_with_epsilon(h.x, -0.5 + 5 * CL_ARROW_SECONDS, 1e-12);
+	ClVec2 ground = cl_view_to_screen(&view, (ClVec2){0.3, 0});
+	p = cl_scene_pick(scene, &view, ground.x, ground.y + 2);
+	g_assert_cmpint(p.kind, ==, CL_PICK_WALL);
+	g_assert_cmpint(p.index, ==, 0);
+	ClVec2 target = cl_view_to_screen(&view, scene->loss[0].target);
+	p = cl_scene_pick(scene, &view, target.x, target.y);
+	g_assert_cmpint(p.kind, ==, CL_PICK_TARGET);
+	p = cl_scene_pick(scene, &view, 5, 5);
+	g_assert_cmpint(p.kind, ==, CL_PICK_NONE);
+	cl_scene_free(scene);
+}
+
+static void test_edits_keep_scene_valid(void)
+{
+	ClScene *scene = cl_test_task3();
+	char message[CL_MESSAGE_MAX];
+	g_assert_true(cl_edit_move_ball(scene, 0, (ClVec2){-1.5, -2}, message, sizeof message));
+	g_assert_cmpfloat(scene->balls[0].position.x, ==, -1.5);
+	/* onto ball2: refused with the validator's message, scene unchanged */
+	g_assert_false(cl_edit_move_ball(scene, 0, (ClVec2){-1.1, -1}, message, sizeof message));
+	g_assert_cmpfloat(scene->balls[0].position.x, ==, -1.5);
+	g_assert_nonnull(strstr(message, "balls["));
+	g_test_message("refused: %s", message);
+	g_assert_true(cl_edit_set_velocity(scene, 1, (ClVec2){-1 + 0.5, -1}, message, sizeof message));
+	g_assert_cmpfloat_with_epsilon(scene->balls[1].velocity.x, 0.5 / CL_ARROW_SECONDS, 1e-12);
+	int b = cl_edit_add_ball(scene, (ClVec2){1, 1}, 0.1, message, sizeof message);
+	g_assert_cmpint(b, ==, 2);
+	g_assert_cmpint(cl_scene_find_ball(scene, scene->balls[b].id), ==, 2);
+	g_assert_cmpint(cl_edit_add_ball(scene, (ClVec2){1.05, 1}, 0.1, message, sizeof message), ==, -1);
+	g_assert_cmpint(scene->ball_count, ==, 3);
+	int w = cl_edit_add_wall(scene, (ClVec2){0, -3}, (ClVec2){0, 2}, message, sizeof message);
+	g_assert_cmpint(w, ==, 0);
+	g_assert_cmpfloat(scene->walls[0].normal.y, ==, 1);
+	/* a wall through a ball is refused */
+	g_assert_false(cl_edit_move_wall(scene, 0, (ClVec2){0, -2}, message, sizeof message));
+	g_assert_cmpfloat(scene->walls[0].point.y, ==, -3);
+	/* rotating: the line points towards the handle, the normal is to its left */
+	g_assert_true(cl_edit_rotate_wall(scene, 0, (ClVec2){3, -3}, (ClVec2){3, -4}, message, sizeof message));
+	g_assert_cmpfloat_with_epsilon(scene->walls[0].normal.x, -1, 1e-12);
+	g_assert_cmpfloat_with_epsilon(scene->walls[0].normal.y, 0, 1e-12);
+	g_assert_true(cl_scene_validate(scene, message, sizeof message));
+	/* turned the other way every ball would be inside the wall: refused */
+	g_assert_false(cl_edit_rotate_wall(scene, 0, (ClVec2){3, -3}, (ClVec2){3, -2}, message, sizeof message));
+	g_assert_cmpfloat_with_epsilon(scene->walls[0].normal.x, -1, 1e-12);
+	/* target: ball2 has a final_position term; a new ball gets one */
+	g_assert_cmpint(cl_edit_set_target(scene, 1, (ClVec2){0.5, 0.25}), ==, 0);
+	g_assert_cmpfloat(scene->loss[0].target.x, ==, 0.5);
+	int loss = cl_edit_set_target(scene, 2, (ClVec2){2, 2});
+	g_assert_cmpint(loss, ==, scene->loss_count - 1);
+	g_assert_cmpint(scene->loss[loss].ball, ==, 2);
+	g_assert_true(cl_edit_delete(scene, (ClPick){CL_PICK_BALL, 2}));
+	g_assert_cmpint(scene->ball_count, ==, 2);
+	g_assert_true(cl_edit_delete(scene, (ClPick){CL_PICK_WALL, 0}));
+	g_assert_cmpint(scene->wall_count, ==, 0);
+	g_assert_false(cl_edit_delete(scene, (ClPick){CL_PICK_NONE, -1}));
+	g_assert_true(cl_scene_validate(scene, message, sizeof message));
+	cl_scene_free(scene);
+}
+
+static int column_of(const ClComputeResult *r, const char *name)
+{
+	for (int k = 0; k < r->column_count; k++)
+		if (g_str_equal(r->column_names[k], name))
+			return k;
+	return -1;
+}
+
+static void test_compute_job(void)
+{
+	ClScene *scene = cl_test_task1();
+	int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse")};
+	ClComputeJob *job = cl_compute_job_new(scene, backends, 2, "ball.position.y", 0.01);
+	GError *error = NULL;
+	ClComputeResult *result = cl_compute_job_run(job, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpfloat(cl_compute_job_progress(job), ==, 1.0);
+	g_assert_cmpint(result->column_count, ==, 7);
+	int py = column_of(result, "ball.position.y");
+	g_assert_cmpint(py, >, 0);
+	/* the job's numbers are the engine's: compare with a direct adjoint */
+	for (int i = 0; i < 2; i++) {
+		const ClBackendResult *r = &result->backends[i];
+		ClRollout *rollout = cl_rollout_new(scene, backends[i]);
+		cl_rollout_run(rollout, NULL, NULL, true);
+		double g[4];
+		cl_rollout_gradient(rollout, g, NULL);
+		g_assert_cmpfloat(r->gradient[py], ==, g[1]);
+		g_assert_cmpfloat(r->gradient[0], ==, cl_rollout_loss(rollout));
+		cl_rollout_free(rollout);
+		/* the perturbation's last tangent is d p_N / d y0, whose y is the loss gradient here */
+		int ns = cl_state_size(scene);
+		g_assert_cmpint(r->tangent_steps[r->tangent_count - 1], ==, scene->steps);
+		g_assert_cmpfloat_with_epsilon(r->tangents[(r->tangent_count - 1) * ns + 1], g[1], 1e-9);
+		g_assert_nonnull(r->plus_states);
+	}
+	/* Task 1's exact ∂h/∂y0 is −1 (one bounce reverses it) */
+	g_assert_cmpfloat_with_epsilon(result->backends[0].gradient[py], -1, 1e-9);
+	char *csv = cl_compute_result_to_csv(result);
+	g_assert_true(g_str_has_prefix(csv, "backend,parameter,value,fd,status\nexact,loss,"));
+	g_free(csv);
+	cl_compute_result_unref(result);
+	g_object_unref(job);
+
+	/* a cancelled job returns no result */
+	GCancellable *cancel = g_cancellable_new();
+	g_cancellable_cancel(cancel);
+	job = cl_compute_job_new(scene, backends, 2, NULL, 0);
+	g_assert_null(cl_compute_job_run(job, cancel, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+	g_clear_error(&error);
+	g_object_unref(job);
+	g_object_unref(cancel);
+	cl_scene_free(scene);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/gui-model/undo-redo", test_undo_redo);
+	g_test_add_func("/gui-model/undo-merge-limit", test_undo_merge_and_limit);
+	g_test_add_func("/gui-model/view", test_view);
+	g_test_add_func("/gui-model/pick", test_pick);
+	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
+	g_test_add_func("/gui-model/compute-job", test_compute_job);
+	return g_test_run();
+}

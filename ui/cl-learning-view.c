@@ -1,0 +1,530 @@
+#include "cl-learning-view.h"
+
+#include "cl-learning-job.h"
+#include "cl-window.h"
+#include "learning-report.h"
+#include "numbers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* How often the live curves are redrawn. */
+#define LIVE_UPDATE_MS 100
+
+enum { REFERENCE_ANALYTIC, REFERENCE_CUSTOM, REFERENCE_NONE };
+
+struct _ClLearningView {
+	GtkWidget parent_instance;
+
+	/* template widgets */
+	GtkDropDown *optimizer, *reference_kind;
+	GtkSpinButton *learning_rate, *iterations, *reference_value;
+	GtkBox *parameter_box;
+	GtkCheckButton *log_scale;
+	GtkWidget *cancel_button;
+	GtkProgressBar *progress;
+	GtkLabel *status;
+	ClPlotView *plot;
+	GtkGrid *table;
+
+	/* borrowed */
+	ClWindow *window;
+
+	/* owned */
+	GPtrArray *parameter_checks; /* GtkCheckButton, labelled with the parameter name */
+	char *signature;             /* of the scene the checks were made for */
+	ClLearningJob *job;          /* the running or shown run */
+	GCancellable *cancellable;
+	gboolean running, complete;
+	ClLearningTrace *traces; /* the last copy shown */
+	int trace_count;
+	gint64 started;
+	guint tick_source;
+};
+
+G_DEFINE_FINAL_TYPE(ClLearningView, cl_learning_view, GTK_TYPE_WIDGET)
+
+/* ----------------------------------------------------------- parameters */
+
+static void refresh_parameters(ClLearningView *self)
+{
+	const ClScene *scene = cl_window_get_scene(self->window);
+	/* the scene's own choice first, then every ball's vectors */
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	for (int k = 0; k < scene->optimize.parameter_count; k++)
+		g_ptr_array_add(names, g_strdup(scene->optimize.parameters[k]));
+	static const char *const vectors[] = {"position", "velocity", "control"};
+	for (int b = 0; b < scene->ball_count; b++)
+		for (gsize v = 0; v < G_N_ELEMENTS(vectors); v++) {
+			char *name = g_strdup_printf("%s.%s", scene->balls[b].id, vectors[v]);
+			if (!g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL))
+				g_ptr_array_add(names, name);
+			else
+				g_free(name);
+		}
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->parameter_box))))
+		gtk_box_remove(self->parameter_box, child);
+	g_ptr_array_set_size(self->parameter_checks, 0);
+	for (guint i = 0; i < names->len; i++) {
+		const char *name = g_ptr_array_index(names, i);
+		GtkWidget *check = gtk_check_button_new_with_label(name);
+		gtk_check_button_set_active(GTK_CHECK_BUTTON(check), (int)i < scene->optimize.parameter_count);
+		gtk_box_append(self->parameter_box, check);
+		g_ptr_array_add(self->parameter_checks, check);
+	}
+	g_ptr_array_free(names, TRUE);
+	if (scene->optimize.learning_rate > 0)
+		gtk_spin_button_set_value(self->learning_rate, scene->optimize.learning_rate);
+	if (scene->optimize.iterations > 0)
+		gtk_spin_button_set_value(self->iterations, scene->optimize.iterations);
+	gtk_drop_down_set_selected(self->optimizer, scene->optimize.optimizer == CL_OPTIMIZER_ADAM ? 1 : 0);
+}
+
+static ClOptimizeDef current_def(ClLearningView *self)
+{
+	ClOptimizeDef def = {0};
+	for (guint i = 0; i < self->parameter_checks->len && def.parameter_count < CL_OPTIMIZE_PARAMS_MAX; i++) {
+		GtkCheckButton *check = g_ptr_array_index(self->parameter_checks, i);
+		if (gtk_check_button_get_active(check))
+			g_strlcpy(def.parameters[def.parameter_count++], gtk_check_button_get_label(check), CL_NAME_MAX);
+	}
+	def.learning_rate = gtk_spin_button_get_value(self->learning_rate);
+	def.iterations = gtk_spin_button_get_value_as_int(self->iterations);
+	def.optimizer = gtk_drop_down_get_selected(self->optimizer) == 1 ? CL_OPTIMIZER_ADAM : CL_OPTIMIZER_GD;
+	return def;
+}
+
+/* ---------------------------------------------------------------- figure */
+
+static double reference(ClLearningView *self, const ClScene *scene, char *label, size_t size)
+{
+	switch (gtk_drop_down_get_selected(self->reference_kind)) {
+	case REFERENCE_ANALYTIC: {
+		double optimum = cl_two_ball_optimum(scene, NULL);
+		g_snprintf(label, size, "analytic optimum (%.4f)", optimum);
+		return optimum;
+	}
+	case REFERENCE_CUSTOM: {
+		double v = gtk_spin_button_get_value(self->reference_value);
+		g_snprintf(label, size, "reference (%.4g)", v);
+		return v;
+	}
+	default:
+		return NAN;
+	}
+}
+
+static char *learned_summary(const ClScene *scene, const ClParam *params, int count, const ClLearningTrace *t,
+							 char **full)
+{
+	GString *brief = g_string_new(NULL), *all = g_string_new(NULL);
+	int controls = 0;
+	for (int k = 0; k < count && k < t->value_count; k++) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, &params[k], name, sizeof name);
+		g_string_append_printf(all, "%s%s = %s", all->len ? "\n" : "", name, cl_format_number(t->values[k]).text);
+		if (params[k].target == CL_PARAM_CONTROL) {
+			/* a control sequence: its first and last interval are enough for the table */
+			if (params[k].step != 0 && params[k].step != scene->steps - 1)
+				continue;
+			if (controls++ >= 4)
+				continue;
+		}
+		char value[32];
+		g_snprintf(value, sizeof value, "%.4g", t->values[k]);
+		g_string_append_printf(brief, "%s%s = %s", brief->len ? ", " : "", name, value);
+	}
+	*full = g_string_free(all, FALSE);
+	return g_string_free(brief, FALSE);
+}
+
+static GtkWidget *cell(const char *text, const char *css)
+{
+	GtkWidget *label = gtk_label_new(text);
+	gtk_label_set_xalign(GTK_LABEL(label), 0);
+	gtk_widget_add_css_class(label, "cell");
+	if (css)
+		gtk_widget_add_css_class(label, css);
+	return label;
+}
+
+static void rebuild_table(ClLearningView *self)
+{
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->table))))
+		gtk_grid_remove(self->table, child);
+	if (!self->job)
+		return;
+	const ClScene *scene = cl_learning_job_scene(self->job);
+	int count;
+	const ClParam *params = cl_learning_job_params(self->job, &count);
+	static const char *const headers[] = {"Backend", "Status", "Iterations", "Final loss (own dynamics)",
+										  "Loss under exact dynamics", "Walls reached", "Learned parameters"};
+	for (int c = 0; c < (int)G_N_ELEMENTS(headers); c++)
+		gtk_grid_attach(self->table, cell(headers[c], "column-header"), c, 0, 1, 1);
+	for (int i = 0; i < self->trace_count; i++) {
+		const ClLearningTrace *t = &self->traces[i];
+		int row = i + 1;
+		gtk_grid_attach(self->table, cell(cl_backend_info(t->backend)->id, "row-header"), 0, row, 1, 1);
+		const char *state = !t->finished ? (self->running ? "running" : "stopped") : cl_status_name(t->status.code);
+		GtkWidget *status = cell(state, t->finished && t->status.code != CL_STATUS_OK ? "not-ok" : NULL);
+		if (t->status.message[0])
+			gtk_widget_set_tooltip_text(status, t->status.message);
+		gtk_grid_attach(self->table, status, 1, row, 1, 1);
+		char text[64];
+		g_snprintf(text, sizeof text, "%d", t->iterations);
+		gtk_grid_attach(self->table, cell(text, "numeric"), 2, row, 1, 1);
+		g_snprintf(text, sizeof text, "%.6g", t->final_loss);
+		gtk_grid_attach(self->table, cell(t->finished ? text : "", "numeric"), 3, row, 1, 1);
+		g_snprintf(text, sizeof text, "%.6g", t->exact_loss);
+		/* a backend "wins" only if its result is also good under the true dynamics */
+		GtkWidget *exact = cell(t->finished ? text : "", "numeric");
+		if (t->finished && isfinite(t->exact_loss) && isfinite(t->final_loss) &&
+			t->exact_loss > 1.5 * t->final_loss + 1e-9)
+			gtk_widget_add_css_class(exact, "worse-under-exact");
+		gtk_grid_attach(self->table, exact, 4, row, 1, 1);
+		char *mode = cl_learning_mode_label(scene, t, " → ");
+		gtk_grid_attach(self->table, cell(mode ? mode : "", NULL), 5, row, 1, 1);
+		g_free(mode);
+		char *full;
+		char *brief = learned_summary(scene, params, count, t, &full);
+		GtkWidget *values = cell(brief, "numeric");
+		gtk_label_set_ellipsize(GTK_LABEL(values), PANGO_ELLIPSIZE_END);
+		gtk_label_set_max_width_chars(GTK_LABEL(values), 60);
+		gtk_widget_set_tooltip_text(values, full);
+		gtk_label_set_selectable(GTK_LABEL(values), TRUE);
+		gtk_grid_attach(self->table, values, 6, row, 1, 1);
+		g_free(brief);
+		g_free(full);
+	}
+}
+
+static void rebuild_figure(ClLearningView *self)
+{
+	if (!self->job) {
+		cl_plot_view_set_figure(self->plot, NULL);
+		return;
+	}
+	const ClScene *scene = cl_learning_job_scene(self->job);
+	int count;
+	const ClParam *params = cl_learning_job_params(self->job, &count);
+	char label[128];
+	double ref = reference(self, scene, label, sizeof label);
+	ClPlotFigure *figure = cl_learning_figure(scene, params, count, cl_learning_job_tracked(self->job), self->traces,
+											  self->trace_count, gtk_check_button_get_active(self->log_scale), ref,
+											  label);
+	cl_plot_view_set_figure(self->plot, figure);
+}
+
+static void refresh(ClLearningView *self)
+{
+	if (self->job) {
+		cl_learning_traces_free(self->traces, self->trace_count);
+		self->traces = cl_learning_job_copy_traces(self->job, &self->trace_count);
+	}
+	rebuild_figure(self);
+	rebuild_table(self);
+}
+
+static void options_changed(ClLearningView *self)
+{
+	gtk_widget_set_sensitive(GTK_WIDGET(self->reference_value),
+							 gtk_drop_down_get_selected(self->reference_kind) == REFERENCE_CUSTOM);
+	rebuild_figure(self);
+}
+
+/* ------------------------------------------------------------- running */
+
+static void set_status(ClLearningView *self, const char *override)
+{
+	char *text;
+	if (override)
+		text = g_strdup(override);
+	else if (!self->job)
+		text = g_strdup("Choose what to optimize and press Run.");
+	else if (self->running)
+		text = g_strdup_printf("Optimizing with %d backends… %.0f %%", self->trace_count,
+							   100 * cl_learning_job_progress(self->job));
+	else {
+		double seconds = (g_get_monotonic_time() - self->started) / 1e6;
+		text = self->complete ? g_strdup_printf("%d backends in %.1f s. The last column of the table is each "
+												"result re-run under the exact dynamics.",
+												self->trace_count, seconds)
+							  : g_strdup("Stopped.");
+	}
+	gtk_label_set_text(self->status, text);
+	g_free(text);
+}
+
+static void update_sensitivity(ClLearningView *self)
+{
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "learning.cancel", self->running);
+	gtk_widget_set_visible(self->cancel_button, self->running);
+}
+
+static gboolean tick(gpointer data)
+{
+	ClLearningView *self = data;
+	if (self->job) {
+		gtk_progress_bar_set_fraction(self->progress, cl_learning_job_progress(self->job));
+		refresh(self);
+		set_status(self, NULL);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void run_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	ClLearningView *self = data;
+	ClLearningJob *job = CL_LEARNING_JOB(source);
+	gboolean ok = cl_learning_job_finish(job, result, NULL);
+	if (job == self->job && self->running) {
+		self->running = FALSE;
+		self->complete = ok;
+		g_clear_object(&self->cancellable);
+		g_clear_handle_id(&self->tick_source, g_source_remove);
+		if (ok)
+			gtk_progress_bar_set_fraction(self->progress, 1);
+		refresh(self);
+		update_sensitivity(self);
+		set_status(self, NULL);
+	}
+	g_object_unref(self);
+}
+
+static gboolean apply_options(ClLearningView *self, GVariant *options, GError **error)
+{
+	if (!options)
+		return TRUE;
+	gint32 n;
+	double d;
+	const char *s;
+	gboolean b;
+	if (g_variant_lookup(options, "iterations", "i", &n))
+		gtk_spin_button_set_value(self->iterations, n);
+	if (g_variant_lookup(options, "learning-rate", "d", &d))
+		gtk_spin_button_set_value(self->learning_rate, d);
+	if (g_variant_lookup(options, "optimizer", "&s", &s)) {
+		if (!g_str_equal(s, "gd") && !g_str_equal(s, "adam")) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "optimizer %s: expected gd or adam", s);
+			return FALSE;
+		}
+		gtk_drop_down_set_selected(self->optimizer, g_str_equal(s, "adam"));
+	}
+	if (g_variant_lookup(options, "log", "b", &b))
+		gtk_check_button_set_active(self->log_scale, b);
+	return TRUE;
+}
+
+gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **error)
+{
+	if (!self->window || !apply_options(self, options, error))
+		return FALSE;
+	ClOptimizeDef def = current_def(self);
+	const gboolean *enabled = cl_window_get_enabled(self->window);
+	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
+	for (int b = 0; b < cl_backend_count(); b++)
+		if (enabled[b])
+			g_array_append_val(backends, b);
+	if (backends->len == 0) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no backend is enabled (see the Backends tab)");
+		g_array_free(backends, TRUE);
+		return FALSE;
+	}
+	ClLearningJob *job = cl_learning_job_new(cl_window_get_scene(self->window), &def,
+											 (const int *)(void *)backends->data, (int)backends->len,
+											 (int)g_get_num_processors(), error);
+	g_array_free(backends, TRUE);
+	if (!job)
+		return FALSE;
+	cl_learning_view_cancel(self);
+	g_clear_object(&self->job);
+	self->job = job;
+	self->running = TRUE;
+	self->complete = FALSE;
+	self->started = g_get_monotonic_time();
+	self->cancellable = g_cancellable_new();
+	gtk_progress_bar_set_fraction(self->progress, 0);
+	cl_learning_job_run_async(job, self->cancellable, run_done, g_object_ref(self));
+	self->tick_source = g_timeout_add(LIVE_UPDATE_MS, tick, self);
+	refresh(self);
+	update_sensitivity(self);
+	set_status(self, NULL);
+	return TRUE;
+}
+
+void cl_learning_view_cancel(ClLearningView *self)
+{
+	if (self->cancellable)
+		g_cancellable_cancel(self->cancellable);
+}
+
+gboolean cl_learning_view_is_busy(ClLearningView *self)
+{
+	return self->running;
+}
+
+gboolean cl_learning_view_has_result(ClLearningView *self)
+{
+	return self->complete;
+}
+
+ClPlotView *cl_learning_view_get_plot(ClLearningView *self)
+{
+	return self->plot;
+}
+
+GString *cl_learning_view_curves_csv(ClLearningView *self)
+{
+	return self->job ? cl_learning_curves_csv(self->traces, self->trace_count) : NULL;
+}
+
+GString *cl_learning_view_parameters_csv(ClLearningView *self)
+{
+	if (!self->job)
+		return NULL;
+	int count;
+	const ClParam *params = cl_learning_job_params(self->job, &count);
+	return cl_learning_parameters_csv(cl_learning_job_scene(self->job), params, count, self->traces,
+									  self->trace_count);
+}
+
+GString *cl_learning_view_summary_csv(ClLearningView *self)
+{
+	return self->job ? cl_learning_summary_csv(cl_learning_job_scene(self->job), self->traces, self->trace_count)
+					 : NULL;
+}
+
+static GString *curves_csv(gpointer data)
+{
+	return cl_learning_view_curves_csv(data);
+}
+
+static void run_action(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+	(void)name, (void)parameter;
+	ClLearningView *self = CL_LEARNING_VIEW(widget);
+	GError *error = NULL;
+	if (!cl_learning_view_run(self, NULL, &error) && error) {
+		set_status(self, error->message);
+		g_error_free(error);
+	}
+}
+
+static void cancel_action(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+	(void)name, (void)parameter;
+	cl_learning_view_cancel(CL_LEARNING_VIEW(widget));
+}
+
+static void export_binding(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+	(void)name, (void)parameter;
+	cl_plot_view_choose_export(CL_LEARNING_VIEW(widget)->plot, "png");
+}
+
+/* ---------------------------------------------------------------- scene */
+
+/* What decides the parameter list: the scene's balls and its own problem. */
+static char *problem_signature(const ClScene *scene)
+{
+	GString *sig = g_string_new(scene->name);
+	for (int b = 0; b < scene->ball_count; b++)
+		g_string_append_printf(sig, "|%s", scene->balls[b].id);
+	for (int k = 0; k < scene->optimize.parameter_count; k++)
+		g_string_append_printf(sig, "|%s", scene->optimize.parameters[k]);
+	return g_string_free(sig, FALSE);
+}
+
+/* A different problem brings its own choices; other edits keep the user's. */
+static void scene_changed(ClWindow *window, ClLearningView *self)
+{
+	(void)window;
+	char *signature = problem_signature(cl_window_get_scene(self->window));
+	if (g_strcmp0(signature, self->signature) != 0) {
+		g_free(self->signature);
+		self->signature = g_steal_pointer(&signature);
+		refresh_parameters(self);
+	}
+	g_free(signature);
+}
+
+void cl_learning_view_set_window(ClLearningView *self, ClWindow *window)
+{
+	self->window = window;
+	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
+	scene_changed(window, self);
+	set_status(self, NULL);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void cl_learning_view_dispose(GObject *object)
+{
+	ClLearningView *self = CL_LEARNING_VIEW(object);
+	cl_learning_view_cancel(self);
+	g_clear_object(&self->cancellable);
+	g_clear_handle_id(&self->tick_source, g_source_remove);
+	g_clear_object(&self->job);
+	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_LEARNING_VIEW);
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
+	G_OBJECT_CLASS(cl_learning_view_parent_class)->dispose(object);
+}
+
+static void cl_learning_view_finalize(GObject *object)
+{
+	ClLearningView *self = CL_LEARNING_VIEW(object);
+	cl_learning_traces_free(self->traces, self->trace_count);
+	g_ptr_array_free(self->parameter_checks, TRUE);
+	g_free(self->signature);
+	G_OBJECT_CLASS(cl_learning_view_parent_class)->finalize(object);
+}
+
+static void cl_learning_view_class_init(ClLearningViewClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	object_class->dispose = cl_learning_view_dispose;
+	object_class->finalize = cl_learning_view_finalize;
+	g_type_ensure(CL_TYPE_PLOT_VIEW);
+	gtk_widget_class_set_template_from_resource(widget_class,
+												"/io/github/contactlab/ContactLab/ui/cl-learning-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, optimizer);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, reference_kind);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, learning_rate);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, iterations);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, reference_value);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, parameter_box);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, log_scale);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, cancel_button);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, progress);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, status);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, plot);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, table);
+	gtk_widget_class_install_action(widget_class, "learning.run", NULL, run_action);
+	gtk_widget_class_install_action(widget_class, "learning.cancel", NULL, cancel_action);
+	gtk_widget_class_install_action(widget_class, "learning.export", NULL, export_binding);
+	gtk_widget_class_add_binding_action(widget_class, GDK_KEY_e, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "learning.export",
+										NULL);
+	gtk_widget_class_set_css_name(widget_class, "learningview");
+}
+
+static void cl_learning_view_init(ClLearningView *self)
+{
+	gtk_widget_init_template(GTK_WIDGET(self));
+	self->parameter_checks = g_ptr_array_new();
+	cl_plot_view_set_export_name(self->plot, "learning-curves");
+	cl_plot_view_set_export_size(self->plot, 620, 300);
+	cl_plot_view_set_crosshair(self->plot, FALSE);
+	cl_plot_view_set_csv_func(self->plot, curves_csv, self);
+	cl_plot_view_set_placeholder(self->plot, "<big>No run yet</big>\n\nChoose the optimizer, learning rate, "
+											 "iterations and parameters, then <b>Run</b>.\nEvery enabled backend "
+											 "optimizes at once; the curves grow as they learn.");
+	g_signal_connect_swapped(self->reference_kind, "notify::selected", G_CALLBACK(options_changed), self);
+	g_signal_connect_swapped(self->reference_value, "value-changed", G_CALLBACK(options_changed), self);
+	g_signal_connect_swapped(self->log_scale, "toggled", G_CALLBACK(options_changed), self);
+	update_sensitivity(self);
+}

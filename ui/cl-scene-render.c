@@ -1,0 +1,514 @@
+#include "cl-scene-render.h"
+
+#include <math.h>
+#include <pango/pangocairo.h>
+
+/* Tableau-10, minus the grey that exact's black/white replaces */
+static const double palette[][3] = {
+	{0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173}, {0.839, 0.153, 0.157},
+	{0.580, 0.404, 0.741}, {0.549, 0.337, 0.294}, {0.890, 0.467, 0.761}, {0.737, 0.741, 0.133},
+	{0.090, 0.745, 0.812},
+};
+
+void cl_backend_color(int backend, gboolean dark, double rgb[3])
+{
+	const ClBackendInfo *info = cl_backend_info(backend);
+	if (info && g_str_equal(info->id, "exact")) {
+		rgb[0] = rgb[1] = rgb[2] = dark ? 0.95 : 0.08;
+		return;
+	}
+	int exact = cl_backend_find("exact");
+	int slot = backend > exact && exact >= 0 ? backend - 1 : backend;
+	const double *c = palette[(slot % G_N_ELEMENTS(palette) + G_N_ELEMENTS(palette)) % G_N_ELEMENTS(palette)];
+	rgb[0] = c[0], rgb[1] = c[1], rgb[2] = c[2];
+}
+
+static gboolean is_exact(int backend)
+{
+	const ClBackendInfo *info = cl_backend_info(backend);
+	return info && g_str_equal(info->id, "exact");
+}
+
+gboolean cl_trajectory_position(const ClScene *scene, const ClBackendResult *r, int ball, double t, ClVec2 *out)
+{
+	double dt = cl_scene_dt(scene);
+	double f = fmax(0.0, t / dt);
+	int n = (int)floor(f);
+	if (n >= r->steps_done) {
+		if (r->steps_done < scene->steps)
+			return FALSE; /* the run stopped before t */
+		n = r->steps_done;
+		f = n;
+	}
+	int ns = cl_state_size(scene);
+	const double *a = r->states + (gsize)n * (gsize)ns + 4 * ball;
+	const double *b = n < r->steps_done ? a + ns : a;
+	double w = f - n;
+	*out = (ClVec2){a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1])};
+	return isfinite(out->x) && isfinite(out->y);
+}
+
+typedef struct {
+	cairo_t *cr;
+	const ClSceneRenderInput *in;
+	const ClView *view;
+	double fg[3], bg[3], muted[3];
+	PangoLayout *layout;
+} Ctx;
+
+static void set_rgb(cairo_t *cr, const double c[3], double alpha)
+{
+	cairo_set_source_rgba(cr, c[0], c[1], c[2], alpha);
+}
+
+static ClVec2 screen(const Ctx *c, ClVec2 w)
+{
+	return cl_view_to_screen(c->view, w);
+}
+
+static void text(Ctx *c, double x, double y, const char *markup, double align_x, double align_y)
+{
+	pango_layout_set_markup(c->layout, markup, -1);
+	int w, h;
+	pango_layout_get_pixel_size(c->layout, &w, &h);
+	cairo_move_to(c->cr, x - align_x * w, y - align_y * h);
+	pango_cairo_show_layout(c->cr, c->layout);
+	/* no current point may leak into the next path (an arc would connect to it) */
+	cairo_new_path(c->cr);
+}
+
+static void format_length(double value, char *out, size_t size)
+{
+	if (value >= 1)
+		g_snprintf(out, size, "%g m", value);
+	else if (value >= 0.01)
+		g_snprintf(out, size, "%g cm", value * 100);
+	else
+		g_snprintf(out, size, "%g mm", value * 1000);
+}
+
+static void draw_grid(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClView *v = c->view;
+	double step = cl_view_grid_step(v);
+	ClVec2 lo = cl_view_to_world(v, 0, v->height), hi = cl_view_to_world(v, v->width, 0);
+	cairo_set_line_width(cr, 1);
+	for (int pass = 0; pass < 2; pass++) {
+		double s = pass == 0 ? step / 5 : step;
+		set_rgb(cr, c->fg, pass == 0 ? 0.04 : 0.09);
+		for (double x = floor(lo.x / s) * s; x <= hi.x; x += s) {
+			double sx = round(screen(c, (ClVec2){x, 0}).x) + 0.5;
+			cairo_move_to(cr, sx, 0);
+			cairo_line_to(cr, sx, v->height);
+		}
+		for (double y = floor(lo.y / s) * s; y <= hi.y; y += s) {
+			double sy = round(screen(c, (ClVec2){0, y}).y) + 0.5;
+			cairo_move_to(cr, 0, sy);
+			cairo_line_to(cr, v->width, sy);
+		}
+		cairo_stroke(cr);
+	}
+	/* world axes with tick labels */
+	ClVec2 origin = screen(c, (ClVec2){0, 0});
+	set_rgb(cr, c->fg, 0.35);
+	cairo_set_line_width(cr, 1.2);
+	cairo_move_to(cr, 0, origin.y);
+	cairo_line_to(cr, v->width, origin.y);
+	cairo_move_to(cr, origin.x, 0);
+	cairo_line_to(cr, origin.x, v->height);
+	cairo_stroke(cr);
+	set_rgb(cr, c->fg, 0.55);
+	double label_y = fmin(fmax(origin.y + 3, 3), v->height - 18);
+	double label_x = fmin(fmax(origin.x - 4, 30), v->width - 4);
+	for (double x = ceil(lo.x / step) * step; x <= hi.x; x += step) {
+		if (fabs(x) < step / 2)
+			continue;
+		char s[48];
+		g_snprintf(s, sizeof s, "<span size='small'>%g</span>", x);
+		text(c, screen(c, (ClVec2){x, 0}).x, label_y, s, 0.5, 0);
+	}
+	for (double y = ceil(lo.y / step) * step; y <= hi.y; y += step) {
+		if (fabs(y) < step / 2)
+			continue;
+		char s[48];
+		g_snprintf(s, sizeof s, "<span size='small'>%g</span>", y);
+		text(c, label_x, screen(c, (ClVec2){0, y}).y, s, 1, 0.5);
+	}
+}
+
+static void draw_walls(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClScene *scene = c->in->scene;
+	double reach = hypot(c->view->width, c->view->height) / c->view->scale;
+	ClVec2 middle = cl_view_to_world(c->view, c->view->width / 2, c->view->height / 2);
+	for (int i = 0; i < scene->wall_count; i++) {
+		const ClWall *w = &scene->walls[i];
+		ClVec2 n = w->normal, t = {-n.y, n.x};
+		/* the point of the line nearest the view's middle, and the line across the view */
+		double along = (middle.x - w->point.x) * t.x + (middle.y - w->point.y) * t.y;
+		ClVec2 m = {w->point.x + along * t.x, w->point.y + along * t.y};
+		ClVec2 a = screen(c, (ClVec2){m.x - reach * t.x, m.y - reach * t.y});
+		ClVec2 b = screen(c, (ClVec2){m.x + reach * t.x, m.y + reach * t.y});
+		ClVec2 nd = {n.x, -n.y}; /* the normal in screen coordinates */
+		double depth = 14;
+		/* the solid side: a light band with hatching */
+		cairo_move_to(cr, a.x, a.y);
+		cairo_line_to(cr, b.x, b.y);
+		cairo_line_to(cr, b.x - depth * nd.x, b.y - depth * nd.y);
+		cairo_line_to(cr, a.x - depth * nd.x, a.y - depth * nd.y);
+		cairo_close_path(cr);
+		set_rgb(cr, c->fg, 0.07);
+		cairo_fill_preserve(cr);
+		cairo_save(cr);
+		cairo_clip(cr);
+		double length = hypot(b.x - a.x, b.y - a.y);
+		ClVec2 td = {(b.x - a.x) / length, (b.y - a.y) / length};
+		set_rgb(cr, c->fg, 0.45);
+		cairo_set_line_width(cr, 1);
+		for (double s = 0; s < length; s += 8) {
+			ClVec2 p = {a.x + s * td.x, a.y + s * td.y};
+			cairo_move_to(cr, p.x, p.y);
+			cairo_line_to(cr, p.x - depth * nd.x - depth * td.x, p.y - depth * nd.y - depth * td.y);
+		}
+		cairo_stroke(cr);
+		cairo_restore(cr);
+		gboolean selected = (c->in->selection.kind == CL_PICK_WALL || c->in->selection.kind == CL_PICK_WALL_ROTATE) &&
+							c->in->selection.index == i;
+		set_rgb(cr, c->fg, 0.85);
+		cairo_set_line_width(cr, selected ? 3 : 2);
+		cairo_move_to(cr, a.x, a.y);
+		cairo_line_to(cr, b.x, b.y);
+		cairo_stroke(cr);
+		/* handles: the anchor (drag the line to move) and the rotation knob */
+		ClVec2 anchor = screen(c, cl_wall_anchor(scene, c->view, i));
+		ClVec2 knob = screen(c, cl_wall_rotate_handle(scene, c->view, i));
+		cairo_set_line_width(cr, 1.5);
+		set_rgb(cr, c->bg, 1);
+		cairo_arc(cr, knob.x, knob.y, 5, 0, 2 * G_PI);
+		cairo_fill_preserve(cr);
+		set_rgb(cr, c->fg, selected ? 0.9 : 0.5);
+		cairo_stroke(cr);
+		cairo_rectangle(cr, anchor.x - 4, anchor.y - 4, 8, 8);
+		cairo_stroke(cr);
+		char label[CL_ID_MAX + 64];
+		g_snprintf(label, sizeof label, "<span size='small'>%s</span>", w->id);
+		set_rgb(cr, c->fg, 0.6);
+		text(c, anchor.x + 8 + 14 * nd.x, anchor.y + 14 * nd.y, label, 0, 1);
+	}
+}
+
+static void draw_arrow(cairo_t *cr, ClVec2 from, ClVec2 to, double head)
+{
+	double dx = to.x - from.x, dy = to.y - from.y, length = hypot(dx, dy);
+	if (length < 1)
+		return;
+	dx /= length, dy /= length;
+	cairo_move_to(cr, from.x, from.y);
+	cairo_line_to(cr, to.x - dx * head * 0.8, to.y - dy * head * 0.8);
+	cairo_stroke(cr);
+	cairo_move_to(cr, to.x, to.y);
+	cairo_line_to(cr, to.x - dx * head - dy * head * 0.45, to.y - dy * head + dx * head * 0.45);
+	cairo_line_to(cr, to.x - dx * head + dy * head * 0.45, to.y - dy * head - dx * head * 0.45);
+	cairo_close_path(cr);
+	cairo_fill(cr);
+}
+
+static void trajectory_path(Ctx *c, const ClBackendResult *r, int ball, int from, int to)
+{
+	const ClScene *scene = c->in->result->scene;
+	int ns = cl_state_size(scene);
+	gboolean pen = FALSE;
+	for (int n = from; n <= to && n <= r->steps_done; n++) {
+		const double *s = r->states + (gsize)n * (gsize)ns + 4 * ball;
+		if (!isfinite(s[0]) || !isfinite(s[1]) || fabs(s[0]) > 1e6 || fabs(s[1]) > 1e6) {
+			pen = FALSE;
+			continue;
+		}
+		ClVec2 p = screen(c, (ClVec2){s[0], s[1]});
+		if (pen)
+			cairo_line_to(c->cr, p.x, p.y);
+		else
+			cairo_move_to(c->cr, p.x, p.y);
+		pen = TRUE;
+	}
+}
+
+static void draw_trajectories(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClComputeResult *result = c->in->result;
+	const ClScene *scene = result->scene;
+	double alpha = c->in->result_stale ? 0.35 : 1.0;
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+	/* exact first and wide, so every backend is read against it */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < result->backend_count; i++) {
+			const ClBackendResult *r = &result->backends[i];
+			if (!c->in->backend_visible[r->backend] || is_exact(r->backend) != (pass == 0))
+				continue;
+			double rgb[3];
+			cl_backend_color(r->backend, c->in->dark, rgb);
+			for (int ball = 0; ball < scene->ball_count; ball++) {
+				trajectory_path(c, r, ball, 0, r->steps_done);
+				if (pass == 0) {
+					set_rgb(cr, rgb, 0.14 * alpha);
+					cairo_set_line_width(cr, 7);
+					cairo_stroke_preserve(cr);
+					set_rgb(cr, rgb, 0.9 * alpha);
+					cairo_set_line_width(cr, 1.4);
+					double dash[] = {6, 3};
+					cairo_set_dash(cr, dash, 2, 0);
+					cairo_stroke(cr);
+					cairo_set_dash(cr, NULL, 0, 0);
+				} else {
+					set_rgb(cr, rgb, 0.85 * alpha);
+					cairo_set_line_width(cr, 1.6);
+					cairo_stroke(cr);
+				}
+			}
+			/* contacts where they happen: a ring at the ball's position */
+			int ns = cl_state_size(scene);
+			for (int e = 0; e < r->event_count; e++) {
+				const ClContactEvent *ev = &r->events[e];
+				ClVec2 p;
+				if (!cl_trajectory_position(scene, r, ev->ball, ev->time, &p)) {
+					const double *s = r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + 4 * ev->ball;
+					p = (ClVec2){s[0], s[1]};
+				}
+				ClVec2 q = screen(c, p);
+				set_rgb(cr, rgb, alpha);
+				cairo_set_line_width(cr, 1.5);
+				cairo_move_to(cr, q.x - 4, q.y - 4);
+				cairo_line_to(cr, q.x + 4, q.y + 4);
+				cairo_move_to(cr, q.x + 4, q.y - 4);
+				cairo_line_to(cr, q.x - 4, q.y + 4);
+				cairo_stroke(cr);
+			}
+		}
+	}
+}
+
+static void draw_playback(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClComputeResult *result = c->in->result;
+	const ClScene *scene = result->scene;
+	double dt = cl_scene_dt(scene), t = c->in->time;
+	for (int i = 0; i < result->backend_count; i++) {
+		const ClBackendResult *r = &result->backends[i];
+		if (!c->in->backend_visible[r->backend])
+			continue;
+		double rgb[3];
+		cl_backend_color(r->backend, c->in->dark, rgb);
+		for (int ball = 0; ball < scene->ball_count; ball++) {
+			ClVec2 p;
+			if (!cl_trajectory_position(scene, r, ball, t, &p))
+				continue;
+			int to = (int)floor(t / dt);
+			int from = MAX(0, (int)floor((t - c->in->trail) / dt));
+			trajectory_path(c, r, ball, from, to);
+			ClVec2 q = screen(c, p);
+			cairo_line_to(cr, q.x, q.y);
+			set_rgb(cr, rgb, 0.9);
+			cairo_set_line_width(cr, 3.5);
+			cairo_stroke(cr);
+			double radius = scene->balls[ball].radius * c->view->scale;
+			cairo_arc(cr, q.x, q.y, radius, 0, 2 * G_PI);
+			/* faint fills: ten backends' balls on one spot must stay readable */
+			set_rgb(cr, rgb, is_exact(r->backend) ? 0.12 : 0.05);
+			cairo_fill_preserve(cr);
+			set_rgb(cr, rgb, 0.95);
+			cairo_set_line_width(cr, is_exact(r->backend) ? 2.2 : 1.4);
+			cairo_stroke(cr);
+		}
+	}
+}
+
+static void draw_targets(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClScene *scene = c->in->scene;
+	for (int i = 0; i < scene->loss_count; i++) {
+		const ClLossTerm *t = &scene->loss[i];
+		if (t->type != CL_LOSS_FINAL_POSITION)
+			continue;
+		ClVec2 q = screen(c, t->target);
+		gboolean selected = c->in->selection.kind == CL_PICK_TARGET && c->in->selection.index == i;
+		cairo_set_source_rgba(cr, 0.85, 0.1, 0.1, 0.9);
+		cairo_set_line_width(cr, selected ? 2.5 : 1.5);
+		cairo_arc(cr, q.x, q.y, 9, 0, 2 * G_PI);
+		cairo_stroke(cr);
+		cairo_arc(cr, q.x, q.y, 4, 0, 2 * G_PI);
+		cairo_stroke(cr);
+		cairo_move_to(cr, q.x - 14, q.y);
+		cairo_line_to(cr, q.x + 14, q.y);
+		cairo_move_to(cr, q.x, q.y - 14);
+		cairo_line_to(cr, q.x, q.y + 14);
+		cairo_stroke(cr);
+		char label[CL_ID_MAX + 64];
+		const char *ball = t->ball >= 0 && t->ball < scene->ball_count ? scene->balls[t->ball].id : "?";
+		g_snprintf(label, sizeof label, "<span size='small' foreground='#c01c28'>target of %s</span>", ball);
+		text(c, q.x + 12, q.y - 12, label, 0, 1);
+	}
+}
+
+static void draw_balls(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClScene *scene = c->in->scene;
+	/* once playback has moved on, the authored balls become ghosts */
+	gboolean ghost = c->in->result && c->in->time > 0;
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *b = &scene->balls[i];
+		ClVec2 q = screen(c, b->position);
+		double radius = b->radius * c->view->scale;
+		gboolean selected = (c->in->selection.kind == CL_PICK_BALL || c->in->selection.kind == CL_PICK_VELOCITY) &&
+							c->in->selection.index == i;
+		gboolean hovered = c->in->hover.index == i &&
+						   (c->in->hover.kind == CL_PICK_BALL || c->in->hover.kind == CL_PICK_VELOCITY);
+		cairo_arc(cr, q.x, q.y, radius, 0, 2 * G_PI);
+		set_rgb(cr, c->muted, ghost ? 0.25 : 0.8);
+		cairo_fill_preserve(cr);
+		set_rgb(cr, c->fg, ghost ? 0.4 : 0.9);
+		cairo_set_line_width(cr, selected ? 3 : hovered ? 2 : 1.2);
+		if (ghost) {
+			double dash[] = {3, 3};
+			cairo_set_dash(cr, dash, 2, 0);
+		}
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		if (b->control_kind != CL_CONTROL_NONE) {
+			/* an actuated ball: a small plus in its centre */
+			cairo_move_to(cr, q.x - 4, q.y);
+			cairo_line_to(cr, q.x + 4, q.y);
+			cairo_move_to(cr, q.x, q.y - 4);
+			cairo_line_to(cr, q.x, q.y + 4);
+			cairo_stroke(cr);
+		}
+		/* initial velocity: the arrow, or a knob to pull one out of a resting ball */
+		ClVec2 head = screen(c, cl_velocity_handle(scene, c->view, i));
+		gboolean has_arrow =
+			hypot(b->velocity.x, b->velocity.y) * CL_ARROW_SECONDS >= b->radius + 10.0 / c->view->scale;
+		cairo_set_source_rgba(cr, 0.10, 0.37, 0.71, ghost ? 0.45 : 0.95);
+		cairo_set_line_width(cr, 2);
+		if (has_arrow) {
+			draw_arrow(cr, q, head, 10);
+			char label[96];
+			g_snprintf(label, sizeof label, "<span size='small' foreground='#1a5fb4'>v₀ = (%.3g, %.3g)</span>",
+					   b->velocity.x, b->velocity.y);
+			text(c, head.x + 6, head.y, label, 0, 0.5);
+		} else {
+			cairo_arc(cr, head.x, head.y, 3.5, 0, 2 * G_PI);
+			cairo_fill(cr);
+		}
+		char label[CL_ID_MAX + 64];
+		g_snprintf(label, sizeof label, "<span size='small' weight='bold'>%s</span>", b->id);
+		set_rgb(cr, c->fg, ghost ? 0.5 : 0.85);
+		text(c, q.x, q.y + radius + 3, label, 0.5, 0);
+	}
+}
+
+static void draw_legend(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	const ClComputeResult *result = c->in->result;
+	double x = 12, y = 12, row = 18;
+	int rows = 0;
+	for (int i = 0; i < result->backend_count; i++)
+		rows += c->in->backend_visible[result->backends[i].backend];
+	if (!rows)
+		return;
+	double width = 210;
+	cairo_rectangle(cr, x - 6, y - 6, width, rows * row + 8 + (c->in->result_stale ? row : 0));
+	set_rgb(cr, c->bg, 0.86);
+	cairo_fill_preserve(cr);
+	set_rgb(cr, c->fg, 0.2);
+	cairo_set_line_width(cr, 1);
+	cairo_stroke(cr);
+	for (int i = 0; i < result->backend_count; i++) {
+		const ClBackendResult *r = &result->backends[i];
+		if (!c->in->backend_visible[r->backend])
+			continue;
+		double rgb[3];
+		cl_backend_color(r->backend, c->in->dark, rgb);
+		set_rgb(cr, rgb, 1);
+		cairo_set_line_width(cr, is_exact(r->backend) ? 1.4 : 2);
+		if (is_exact(r->backend)) {
+			double dash[] = {6, 3};
+			cairo_set_dash(cr, dash, 2, 0);
+		}
+		cairo_move_to(cr, x, y + row / 2);
+		cairo_line_to(cr, x + 22, y + row / 2);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		char label[160];
+		gboolean ok = r->status.code == CL_STATUS_OK;
+		g_snprintf(label, sizeof label, "<span size='small'>%s%s%s</span>", cl_backend_info(r->backend)->id,
+				   ok ? "" : " — ", ok ? "" : cl_status_name(r->status.code));
+		set_rgb(cr, c->fg, ok ? 0.9 : 0.55);
+		text(c, x + 30, y + row / 2, label, 0, 0.5);
+		y += row;
+	}
+	if (c->in->result_stale) {
+		set_rgb(cr, c->fg, 0.6);
+		text(c, x, y + row / 2, "<span size='small' style='italic'>scene edited: results are stale</span>", 0, 0.5);
+	}
+}
+
+static void draw_scale_bar(Ctx *c)
+{
+	cairo_t *cr = c->cr;
+	double step = cl_view_grid_step(c->view);
+	double length = step * c->view->scale;
+	double x = 16, y = c->view->height - 18;
+	set_rgb(cr, c->fg, 0.85);
+	cairo_set_line_width(cr, 2);
+	cairo_move_to(cr, x, y - 4);
+	cairo_line_to(cr, x, y);
+	cairo_line_to(cr, x + length, y);
+	cairo_line_to(cr, x + length, y - 4);
+	cairo_stroke(cr);
+	char value[32], label[64];
+	format_length(step, value, sizeof value);
+	g_snprintf(label, sizeof label, "<span size='small'>%s</span>", value);
+	text(c, x + length / 2, y - 4, label, 0.5, 1);
+	if (c->in->result) {
+		g_snprintf(label, sizeof label, "<span size='small' font_features='tnum'>t = %.3f s</span>", c->in->time);
+		text(c, c->view->width - 12, c->view->height - 10, label, 1, 1);
+	}
+}
+
+void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
+{
+	Ctx c = {.cr = cr, .in = in, .view = in->view};
+	double fg = in->dark ? 0.92 : 0.1, bg = in->dark ? 0.13 : 1.0, muted = in->dark ? 0.35 : 0.82;
+	c.fg[0] = c.fg[1] = c.fg[2] = fg;
+	c.bg[0] = c.bg[1] = c.bg[2] = bg;
+	c.muted[0] = c.muted[1] = c.muted[2] = muted;
+	c.layout = pango_cairo_create_layout(cr);
+	PangoFontDescription *font = pango_font_description_from_string("Sans 10");
+	pango_layout_set_font_description(c.layout, font);
+	pango_font_description_free(font);
+
+	cairo_save(cr);
+	cairo_rectangle(cr, 0, 0, in->view->width, in->view->height);
+	cairo_clip(cr);
+	set_rgb(cr, c.bg, 1);
+	cairo_paint(cr);
+	draw_grid(&c);
+	draw_walls(&c);
+	if (in->result && in->result->scene->ball_count == in->scene->ball_count)
+		draw_trajectories(&c);
+	draw_targets(&c);
+	draw_balls(&c);
+	if (in->result && in->result->scene->ball_count == in->scene->ball_count)
+		draw_playback(&c);
+	if (in->result)
+		draw_legend(&c);
+	draw_scale_bar(&c);
+	cairo_restore(cr);
+	g_object_unref(c.layout);
+}
