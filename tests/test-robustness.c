@@ -157,7 +157,7 @@ static void test_atomic_scene_save(void)
 	char *json[2] = {big_scene_json(0, &scenes[0]), big_scene_json(1, &scenes[1])};
 	g_assert_true(cl_scene_file_save(scenes[0], path, NULL));
 	int interrupted = 0;
-	for (int trial = 0; trial < 8; trial++) {
+	for (int trial = 0; trial < 6; trial++) {
 		pid_t pid = fork();
 		g_assert_cmpint(pid, >=, 0);
 		if (pid == 0) {
@@ -183,7 +183,7 @@ static void test_atomic_scene_save(void)
 		g_free(data);
 		interrupted += remove_temporaries(dir, "scene.json") > 0;
 	}
-	g_test_message("%d of 8 kills interrupted a write (a temporary file was left)", interrupted);
+	g_test_message("%d of 6 kills interrupted a write (a temporary file was left)", interrupted);
 	/* the kills must have hit writes, or the test proved nothing */
 	g_assert_cmpint(interrupted, >=, 3);
 	for (int v = 0; v < 2; v++) {
@@ -207,7 +207,7 @@ static void test_atomic_cli_csv(void)
 	ClScene *scene = cl_test_billiards(10);
 	g_assert_true(cl_scene_file_save(scene, scene_path, NULL));
 	cl_scene_free(scene);
-	const char *settings[2] = {"steps=1000", "steps=2000"};
+	const char *settings[2] = {"steps=500", "steps=1000"};
 	char *complete[2];
 	for (int v = 0; v < 2; v++) {
 		const char *argv[] = {exe, "simulate", scene_path, "--backend", "exact", "--set", settings[v], "--csv", csv, NULL};
@@ -218,7 +218,7 @@ static void test_atomic_cli_csv(void)
 	}
 	g_assert_cmpstr(complete[0], !=, complete[1]);
 	int whole[2] = {0, 0}, interrupted = 0;
-	for (int trial = 0; trial < 4; trial++) {
+	for (int trial = 0; trial < 3; trial++) {
 		/* start from the short CSV, then kill a run that replaces it as soon
 		 * as its temporary file appears */
 		g_assert_true(g_file_set_contents(csv, complete[0], -1, NULL));
@@ -243,7 +243,7 @@ static void test_atomic_cli_csv(void)
 			g_error("trial %d: the CSV is neither the old one nor the new one", trial);
 		g_free(data);
 	}
-	g_test_message("4 kills, %d in the middle of the write: the old CSV %d times, the new complete one %d times",
+	g_test_message("3 kills, %d in the middle of the write: the old CSV %d times, the new complete one %d times",
 				   interrupted, whole[0], whole[1]);
 	g_assert_cmpint(interrupted, >=, 1);
 	for (int v = 0; v < 2; v++)
