@@ -3,6 +3,7 @@
  * are the shortest text that reads back to the same double. */
 #include "scene-file.h"
 
+#include "json-depth.h"
 #include "numbers.h"
 
 #include <json-glib/json-glib.h>
@@ -604,52 +605,14 @@ static gboolean read_scene(Reader *rd, ClScene *scene, JsonNode *root_node)
 	return TRUE;
 }
 
-/* A scene file nests 6 levels deep (balls[i].control.sequence[n]). json-glib
- * parses arrays and objects recursively and overflows the stack somewhere
- * below 100 000 levels (found by tests/fuzz), so deeper text is refused
- * before it reaches the parser. Returns the offset of the first bracket
- * beyond the limit, or −1. */
-#define CL_SCENE_FILE_MAX_NESTING 64
-
-static gssize too_deep(const char *data, gsize length)
-{
-	int depth = 0;
-	gboolean in_string = FALSE, escaped = FALSE;
-	for (gsize i = 0; i < length; i++) {
-		char c = data[i];
-		if (in_string) {
-			if (escaped)
-				escaped = FALSE;
-			else if (c == '\\')
-				escaped = TRUE;
-			else if (c == '"')
-				in_string = FALSE;
-		} else if (c == '"') {
-			in_string = TRUE;
-		} else if (c == '[' || c == '{') {
-			if (++depth > CL_SCENE_FILE_MAX_NESTING)
-				return (gssize)i;
-		} else if (c == ']' || c == '}') {
-			depth--;
-		}
-	}
-	return -1;
-}
-
 ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
 	const char *file = filename ? filename : "scene";
-	gsize size = length < 0 ? strlen(data) : (gsize)length;
-	gssize deep = too_deep(data, size);
-	if (deep >= 0) {
-		int line = 1, column = 1;
-		for (gssize i = 0; i < deep; i++) {
-			line += data[i] == '\n';
-			column = data[i] == '\n' ? 1 : column + 1;
-		}
+	int line, column;
+	if (!cl_json_depth_ok(data, length < 0 ? strlen(data) : (gsize)length, &line, &column)) {
 		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX,
 					"%s: line %d, column %d: arrays and objects nested more than %d deep (a scene needs 6)", file,
-					line, column, CL_SCENE_FILE_MAX_NESTING);
+					line, column, CL_JSON_MAX_DEPTH);
 		return NULL;
 	}
 	JsonParser *parser = json_parser_new();

@@ -1,11 +1,12 @@
 /* Robustness of what the app reads and writes: the billiards-break preset
  * equals its C builder; every input the fuzzers ever crashed on now gets a
- * scene or a message; kill -9 during a save leaves the previous file whole
+ * scene, lesson or message; kill -9 during a save leaves the previous file whole
  * (cl_scene_file_save in a loop, and the real executable writing a CSV). */
 #define _DEFAULT_SOURCE /* kill, usleep */
 
 #include "cli.h"
 #include "fuzz-input.h"
+#include "lesson-file.h"
 #include "scene-file.h"
 #include "tasks.h"
 
@@ -34,7 +35,7 @@ static void test_billiards_preset(void)
 
 /* ------------------------------------------------------- fuzz regressions */
 
-/* tests/fuzz/regressions/{scene,cli}/…: each file is an input that once
+/* tests/fuzz/regressions/{scene,lesson,cli}/…: each file is an input that once
  * crashed a fuzz target; the target's entry point must now survive it. */
 static void run_regressions(const char *target, void (*one)(const char *data, gsize length, const char *name))
 {
@@ -82,6 +83,23 @@ static void test_regressions_scene(void)
 /* The command line the CLI fuzz target built from the input: parsing and
  * checking it ends in exit status 0 or 2 (the real executable is not run:
  * the input may be a valid command that computes for a long time). */
+static void lesson_input(const char *data, gsize length, const char *name)
+{
+	GError *error = NULL;
+	ClLesson *lesson = cl_lesson_file_parse(data, (gssize)length, name, &error);
+	g_assert_true(!lesson != !error);
+	if (error) {
+		g_assert_nonnull(strstr(error->message, name));
+		g_error_free(error);
+	}
+	cl_lesson_free(lesson);
+}
+
+static void test_regressions_lesson(void)
+{
+	run_regressions("lesson", lesson_input);
+}
+
 static void cli_input(const char *data, gsize length, const char *name)
 {
 	char **argv = cl_fuzz_command_line(data, length);
@@ -261,6 +279,7 @@ int main(int argc, char **argv)
 	g_assert_nonnull(tmp_dir);
 	g_test_add_func("/robustness/billiards-preset", test_billiards_preset);
 	g_test_add_func("/robustness/fuzz-regressions/scene", test_regressions_scene);
+	g_test_add_func("/robustness/fuzz-regressions/lesson", test_regressions_lesson);
 	g_test_add_func("/robustness/fuzz-regressions/cli", test_regressions_cli);
 	g_test_add_func("/robustness/atomic/scene-save", test_atomic_scene_save);
 	g_test_add_func("/robustness/atomic/cli-csv", test_atomic_cli_csv);
