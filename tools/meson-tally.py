@@ -2,7 +2,9 @@
 """Counts real test cases in meson's testlog.json files and prints, as the
 last line, "N passed, N failed, N skipped". A TAP test counts its `ok` /
 `not ok` lines; a test program that failed without reporting a failed case
-(crash, timeout, bail out) counts as one more failure. Exit 1 on any failure."""
+(crash, timeout, bail out) counts as one more failure. An argument NAME=RC
+(a check run outside meson, such as the fuzzers) counts as one test that
+passed when RC is 0. Exit 1 on any failure."""
 import json
 import re
 import sys
@@ -47,6 +49,13 @@ def tally(path):
 def main():
     total = [0, 0, 0]
     for path in sys.argv[1:]:
+        name, equals, rc = path.partition("=")
+        if equals and rc.lstrip("-").isdigit():
+            passed = rc == "0"
+            if not passed:
+                print(f"{name}: exit status {rc}", file=sys.stderr)
+            total[0 if passed else 1] += 1
+            continue
         try:
             counts = tally(path)
         except OSError as error:
