@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 static void test_undo_redo(void)
 {
@@ -223,6 +224,43 @@ static void test_compute_job(void)
 	cl_scene_free(scene);
 }
 
+/* A first control of a ball that has none: the tangent starts at zero and
+ * ends at the engine's own directional derivative. */
+static void test_perturb_control(void)
+{
+	ClScene *scene = cl_test_task3();
+	int exact = cl_test_backend("exact");
+	ClComputeJob *job = cl_compute_job_new(scene, &exact, 1, "ball2.control[0].x", 0.5);
+	GError *error = NULL;
+	ClComputeResult *result = cl_compute_job_run(job, NULL, &error);
+	g_assert_no_error(error);
+	const ClBackendResult *r = &result->backends[0];
+	int ns = cl_state_size(scene);
+	for (int i = 0; i < ns; i++)
+		g_assert_cmpfloat(r->tangents[i], ==, 0);
+	ClRollout *rollout = cl_rollout_new(scene, exact);
+	cl_rollout_run(rollout, NULL, NULL, true);
+	double *du = g_new0(double, (gsize)cl_control_size(scene)), ds[8];
+	du[2 * 1] = 1; /* step 0, ball 1, x */
+	cl_rollout_jvp(rollout, NULL, du, ds);
+	const double *last = r->tangents + (gsize)(r->tangent_count - 1) * (gsize)ns;
+	for (int i = 0; i < ns; i++)
+		g_assert_cmpfloat_with_epsilon(last[i], ds[i], 1e-12);
+	g_assert_true(isfinite(r->plus_states[(gsize)scene->steps * (gsize)ns + 4]));
+	g_free(du);
+	cl_rollout_free(rollout);
+	cl_compute_result_unref(result);
+	g_object_unref(job);
+	/* a parameter without a tangent is refused with its name */
+	job = cl_compute_job_new(scene, &exact, 1, "elasticity", 0.1);
+	g_assert_null(cl_compute_job_run(job, NULL, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "elasticity"));
+	g_clear_error(&error);
+	g_object_unref(job);
+	cl_scene_free(scene);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -232,5 +270,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/pick", test_pick);
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
 	g_test_add_func("/gui-model/compute-job", test_compute_job);
+	g_test_add_func("/gui-model/perturb-control", test_perturb_control);
 	return g_test_run();
 }

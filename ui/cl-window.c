@@ -39,6 +39,8 @@ struct _ClWindow {
 	GtkProgressBar *progress_bar;
 	GtkButton *cancel_button;
 	GtkStack *results_stack;
+	GtkWidget *results_switcher;
+	GtkWidget *sidebar_switcher;
 	ClGradientView *gradient_view;
 	ClPerturbationView *perturbation_view;
 	ClHeatmapView *heatmap_view;
@@ -1095,6 +1097,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, progress_bar);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, cancel_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, results_stack);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, results_switcher);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, sidebar_switcher);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, gradient_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, perturbation_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, heatmap_view);
@@ -1103,9 +1107,22 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, backend_list);
 }
 
+/* GtkStackSwitcher's buttons carry only a label child: name them after it. */
+static void name_switcher_buttons(GtkWidget *switcher)
+{
+	for (GtkWidget *b = gtk_widget_get_first_child(switcher); b; b = gtk_widget_get_next_sibling(b)) {
+		GtkWidget *label = gtk_widget_get_first_child(b);
+		if (GTK_IS_LABEL(label))
+			gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL,
+										   gtk_label_get_text(GTK_LABEL(label)), -1);
+	}
+}
+
 static void cl_window_init(ClWindow *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
+	name_switcher_buttons(self->results_switcher);
+	name_switcher_buttons(self->sidebar_switcher);
 	self->undo = cl_undo_stack_new(200);
 	self->enabled = g_new(gboolean, (gsize)cl_backend_count());
 	for (int b = 0; b < cl_backend_count(); b++)

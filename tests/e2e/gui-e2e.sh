@@ -11,4 +11,6 @@ state=$(mktemp -d)
 trap 'rm -rf "$state"' EXIT
 export XDG_STATE_HOME=$state/state XDG_CONFIG_HOME=$state/config XDG_DATA_HOME=$state/data
 export GSETTINGS_BACKEND=memory GDK_BACKEND=x11
-exec timeout -k 10 280 dbus-run-session -- /usr/bin/python3 "$here/gui-e2e.py"
+# TAP on fd 3; everything else the session prints goes to stderr
+exec 3>&1
+TAP_FD=3 timeout -k 10 280 dbus-run-session -- /usr/bin/python3 "$here/gui-e2e.py" >&2
