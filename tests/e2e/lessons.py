@@ -217,6 +217,39 @@ def main():
               "the folder handout/ holds every step's figure, CSV and text", "files: %s" % files)
         screenshot("lesson-exported")
 
+        # ---- the same through the button and the file chooser
+        chosen = os.path.join(work, "chosen.pdf")
+        button = find(app, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON and n.name == "Export lesson")
+        if button is not None:
+            button.queryAction().doAction(0)
+        name = wait_for(lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_TEXT and n.name == "Name:"), 20)
+        if name is not None:
+            name.queryEditableText().setTextContents(chosen)
+            # dialog buttons are named after their mnemonic label ("_Export", or "_Export Export")
+            save = find(app, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON and (n.name or " ").split()[0] == "_Export")
+            if save is not None:
+                save.queryAction().doAction(0)
+        s = wait_for(lambda: (lambda s: s if s["exported"] == chosen and not s["exporting"] else None)(state()), 60)
+        info = subprocess.run(["pdfinfo", chosen], capture_output=True, text=True)
+        check(button is not None and name is not None and s and "Pages:           %d" % (steps + 1) in info.stdout,
+              "Export lesson… asks for a file (GtkFileChooserNative) and writes the handout there",
+              "button %s, name field %s, state %s" % (button, name, s))
+
+        # ---- the keyboard: Alt+Left / Alt+Right step through the lesson
+        windows = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^ContactLab$"],
+                                 capture_output=True, text=True).stdout.split()
+        if windows:
+            # no window manager: give the window the focus the closed dialog had
+            subprocess.run(["xdotool", "windowfocus", "--sync", windows[0]], check=False)
+            subprocess.run(["xdotool", "key", "--window", windows[0], "alt+Left"], check=False)
+            back = wait_for(step_done(steps - 1), 30)
+            time.sleep(0.3)  # GTK drops a second activation within its activate timeout
+            subprocess.run(["xdotool", "key", "--window", windows[0], "alt+Right"], check=False)
+            forward = wait_for(step_done(steps), 30)
+            check(back and forward, "Alt+Left goes to the previous step and Alt+Right to the next")
+        else:
+            check(False, "xdotool finds the window to send Alt+Left / Alt+Right to")
+
         # ---- leaving keeps the state
         activate("lesson-leave")
         s = wait_for(lambda: (lambda s: s if not s["lesson"] else None)(state()), 10)

@@ -4,7 +4,7 @@
 # file. Without an X display (run under xvfb-run) it reports a TAP skip.
 #   CONTACTLAB: the executable.  E2E_SCREENSHOTS=DIR: also save screenshots there.
 set -u
-for tool in dbus-run-session pdfinfo pdftotext; do
+for tool in dbus-run-session pdfinfo pdftotext xdotool; do
 	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
 done
 if [ -z "${DISPLAY:-}" ] || ! /usr/bin/python3 -c 'import pyatspi' 2>/dev/null; then
