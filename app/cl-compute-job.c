@@ -328,6 +328,23 @@ static ClComputeResult *result_new(ClComputeJob *job, GError **error)
 	return result;
 }
 
+typedef struct {
+	ClComputeJob *job;
+	ClComputeResult *result;
+	GCancellable *cancellable;
+} Work;
+
+static void compute_backend(gpointer data, gpointer user)
+{
+	Work *work = user;
+	ClBackendResult *r = data;
+	if (g_cancellable_is_cancelled(work->cancellable))
+		return;
+	gradients(work->job, work->result, r, work->cancellable);
+	if (work->result->has_perturbation && !g_cancellable_is_cancelled(work->cancellable))
+		perturbation(work->job, work->result, r, work->cancellable);
+}
+
 ClComputeResult *cl_compute_job_run(ClComputeJob *job, GCancellable *cancellable, GError **error)
 {
 	char message[CL_MESSAGE_MAX];
@@ -338,16 +355,22 @@ ClComputeResult *cl_compute_job_run(ClComputeJob *job, GCancellable *cancellable
 	ClComputeResult *result = result_new(job, error);
 	if (!result)
 		return NULL;
+	/* backends are independent: one per core (each thread has its own rollouts) */
+	Work work = {job, result, cancellable};
+	int threads = (int)MIN(g_get_num_processors(), (guint)MAX(job->backend_count, 1));
+	GThreadPool *pool = g_thread_pool_new(compute_backend, &work, threads, TRUE, NULL);
 	for (int i = 0; i < job->backend_count; i++) {
-		ClBackendResult *r = &result->backends[i];
-		r->backend = job->backends[i];
-		gradients(job, result, r, cancellable);
-		if (result->has_perturbation && !g_cancellable_is_cancelled(cancellable))
-			perturbation(job, result, r, cancellable);
-		if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
-			cl_compute_result_unref(result);
-			return NULL;
-		}
+		result->backends[i].backend = job->backends[i];
+		if (pool)
+			g_thread_pool_push(pool, &result->backends[i], NULL);
+		else
+			compute_backend(&result->backends[i], &work);
+	}
+	if (pool)
+		g_thread_pool_free(pool, FALSE, TRUE);
+	if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
+		cl_compute_result_unref(result);
+		return NULL;
 	}
 	return result;
 }

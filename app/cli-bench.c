@@ -101,10 +101,7 @@ int cl_cmd_bench(int argc, char **argv)
 		   table->count, passed, judged);
 	cl_repro_free(table);
 out:
-	if (error) {
-		cl_cli_fail(status == CL_EXIT_OK ? CL_EXIT_FAILED : status, "%s", error->message);
-		g_error_free(error);
-	}
+	cl_cli_report(error, status == CL_EXIT_OK ? CL_EXIT_FAILED : status);
 	if (backends)
 		g_array_free(backends, TRUE);
 	cl_scene_free(scene);

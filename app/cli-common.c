@@ -56,6 +56,24 @@ gboolean cl_cli_parse_options(const char *command, const char *parameter_string,
 	return TRUE;
 }
 
+gboolean cl_cli_one_scene(const char *command, char **positional, GError **error)
+{
+	if (g_strv_length(positional) == 1)
+		return TRUE;
+	g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+				"%s: expected one SCENE (a scene file or a preset id), got %u arguments", command,
+				g_strv_length(positional));
+	return FALSE;
+}
+
+void cl_cli_report(GError *error, int status)
+{
+	if (!error)
+		return;
+	cl_cli_fail(status, "%s", error->message);
+	g_error_free(error);
+}
+
 static int compare_names(gconstpointer a, gconstpointer b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

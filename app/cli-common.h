@@ -16,6 +16,12 @@ int cl_cli_fail(int status, const char *format, ...) G_GNUC_PRINTF(2, 3);
 gboolean cl_cli_parse_options(const char *command, const char *parameter_string, const char *summary,
 							  GOptionEntry *entries, int argc, char **argv, char ***positional, GError **error);
 
+/* Checks that the arguments left after the options are exactly one SCENE. */
+gboolean cl_cli_one_scene(const char *command, char **positional, GError **error);
+
+/* If error is set: reports it like cl_cli_fail with status, and frees it. */
+void cl_cli_report(GError *error, int status);
+
 /* SCENE is a file path or a preset id; the settings (--set) are applied and
  * the result validated. */
 ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);

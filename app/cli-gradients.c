@@ -161,12 +161,8 @@ int cl_cmd_gradients(int argc, char **argv)
 							  entries, argc, argv, &positional, &error) ||
 		!cl_cli_check_choice("--format", format ? format : "table", formats, &error))
 		goto out;
-	if (g_strv_length(positional) != 1) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"gradients: expected one SCENE (a scene file or a preset id), got %u arguments",
-					g_strv_length(positional));
+	if (!cl_cli_one_scene("gradients", positional, &error))
 		goto out;
-	}
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	BackendResult *results = g_new0(BackendResult, backends->len);
@@ -189,10 +185,7 @@ int cl_cmd_gradients(int argc, char **argv)
 		g_array_free(results[k].rows, TRUE);
 	g_free(results);
 out:
-	if (error) {
-		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
-		g_error_free(error);
-	}
+	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
 		g_array_free(backends, TRUE);
 	cl_scene_free(scene);

@@ -224,12 +224,8 @@ int cl_cmd_optimize(int argc, char **argv)
 							  "final loss and parameters, and the final parameters' loss under the exact dynamics.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
-	if (g_strv_length(positional) != 1) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"optimize: expected one SCENE (a scene file or a preset id), got %u arguments",
-					g_strv_length(positional));
+	if (!cl_cli_one_scene("optimize", positional, &error))
 		goto out;
-	}
 	if (!backend_ids) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "optimize: --backend ID is required");
 		goto out;
@@ -268,10 +264,7 @@ int cl_cmd_optimize(int argc, char **argv)
 	}
 	status = run(scene, g_array_index(backends, int, 0), &def, csv, controls);
 out:
-	if (error) {
-		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
-		g_error_free(error);
-	}
+	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
 		g_array_free(backends, TRUE);
 	cl_scene_free(scene);

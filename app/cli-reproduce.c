@@ -108,10 +108,7 @@ int cl_cmd_reproduce(int argc, char **argv)
 	fprintf(stderr, "contactlab: %d of %d judged rows within tolerance\n", passed, judged);
 	status = passed == judged ? CL_EXIT_OK : CL_EXIT_FAILED;
 out:
-	if (error) {
-		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
-		g_error_free(error);
-	}
+	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	cl_repro_free(table);
 	g_strfreev(positional);
 	g_free(filter);

@@ -39,12 +39,8 @@ int cl_cmd_simulate(int argc, char **argv)
 							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step).",
 							  entries, argc, argv, &positional, &error))
 		goto out;
-	if (g_strv_length(positional) != 1) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"simulate: expected one SCENE (a scene file or a preset id), got %u arguments",
-					g_strv_length(positional));
+	if (!cl_cli_one_scene("simulate", positional, &error))
 		goto out;
-	}
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	status = CL_EXIT_OK;
@@ -72,10 +68,7 @@ int cl_cmd_simulate(int argc, char **argv)
 	}
 	g_string_free(text, TRUE);
 out:
-	if (error) {
-		cl_cli_fail(CL_EXIT_BAD_INPUT, "%s", error->message);
-		g_error_free(error);
-	}
+	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
 		g_array_free(backends, TRUE);
 	cl_scene_free(scene);

@@ -15,7 +15,6 @@
 #include <pango/pangocairo.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A4 in points, with 40 pt margins */
 #define PAGE_WIDTH 595.0
@@ -233,6 +232,53 @@ static gboolean write_step_files(const char *dir, guint index, const ClLessonRes
 
 /* ------------------------------------------------------------ export */
 
+typedef struct HandoutJob {
+	const ClLesson *lesson;
+	const char *dir;
+	GPtrArray *problems;
+	ClLessonExportProgress progress;
+	void *user;
+	const _Atomic int *cancel;
+	GString *manifest;
+} HandoutJob;
+
+/* The cover, then one page per step, each step applied (computed) in turn. */
+static gboolean draw_handout(cairo_t *cr, double width, double height, gpointer data, GError **error)
+{
+	(void)width;
+	(void)height;
+	HandoutJob *job = data;
+	const ClLesson *lesson = job->lesson;
+	cairo_surface_t *surface = cairo_get_target(cr);
+	cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, lesson->title);
+	cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "ContactLab " CL_VERSION);
+	draw_cover(cr, lesson);
+	cairo_show_page(cr);
+	gboolean ok = TRUE;
+	for (guint i = 0; ok && i < lesson->steps->len; i++) {
+		ClLessonResult *r = cl_lesson_step_apply(g_ptr_array_index(lesson->steps, i), job->cancel);
+		if (!r) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "the export was cancelled");
+			return FALSE;
+		}
+		for (guint k = 0; job->problems && k < r->problems->len; k++)
+			g_ptr_array_add(job->problems,
+							g_strdup_printf("step %u: %s", i + 1, (const char *)g_ptr_array_index(r->problems, k)));
+		ClPlotFigure *figure = cl_lesson_figure(r);
+		double w, h;
+		cl_lesson_figure_size(r, figure, &w, &h);
+		draw_step_page(cr, lesson, i, r, figure, w, h);
+		cairo_show_page(cr);
+		if (job->dir)
+			ok = write_step_files(job->dir, i, r, figure, w, h, job->manifest, error);
+		cl_plot_figure_free(figure);
+		cl_lesson_result_free(r);
+		if (job->progress)
+			job->progress((int)i + 1, (int)lesson->steps->len, job->user);
+	}
+	return ok;
+}
+
 gboolean cl_lesson_export(const ClLesson *lesson, const char *pdf_path, const char *dir, GPtrArray *problems,
 						  ClLessonExportProgress progress, void *user, const _Atomic int *cancel, GError **error)
 {
@@ -241,80 +287,14 @@ gboolean cl_lesson_export(const ClLesson *lesson, const char *pdf_path, const ch
 		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved), "%s: %s", dir, g_strerror(saved));
 		return FALSE;
 	}
-	/* a temporary file beside the target, renamed when complete */
-	char *folder = g_path_get_dirname(pdf_path);
-	char *base = g_path_get_basename(pdf_path);
-	char *tmp_name = g_strdup_printf(".%s.XXXXXX", base);
-	char *tmp_path = g_build_filename(folder, tmp_name, NULL);
-	int fd = g_mkstemp(tmp_path);
-	gboolean ok = fd >= 0;
-	if (!ok) {
-		int saved = errno;
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved), "%s: %s", pdf_path, g_strerror(saved));
-	} else {
-		close(fd);
-	}
-	cairo_surface_t *surface = ok ? cairo_pdf_surface_create(tmp_path, PAGE_WIDTH, PAGE_HEIGHT) : NULL;
-	if (ok && cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", pdf_path,
-					cairo_status_to_string(cairo_surface_status(surface)));
-		ok = FALSE;
-	}
-	GString *manifest = g_string_new("step,kind,file\n");
-	if (ok) {
-		cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, lesson->title);
-		cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "ContactLab " CL_VERSION);
-		cairo_t *cr = cairo_create(surface);
-		draw_cover(cr, lesson);
-		cairo_show_page(cr);
-		for (guint i = 0; ok && i < lesson->steps->len; i++) {
-			ClLessonResult *r = cl_lesson_step_apply(g_ptr_array_index(lesson->steps, i), cancel);
-			if (!r) {
-				g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "the export was cancelled");
-				ok = FALSE;
-				break;
-			}
-			for (guint k = 0; problems && k < r->problems->len; k++)
-				g_ptr_array_add(problems,
-								g_strdup_printf("step %u: %s", i + 1, (const char *)g_ptr_array_index(r->problems, k)));
-			ClPlotFigure *figure = cl_lesson_figure(r);
-			double w, h;
-			cl_lesson_figure_size(r, figure, &w, &h);
-			draw_step_page(cr, lesson, i, r, figure, w, h);
-			cairo_show_page(cr);
-			if (dir)
-				ok = write_step_files(dir, i, r, figure, w, h, manifest, error);
-			cl_plot_figure_free(figure);
-			cl_lesson_result_free(r);
-			if (progress)
-				progress((int)i + 1, (int)lesson->steps->len, user);
-		}
-		cairo_destroy(cr);
-		cairo_surface_finish(surface);
-		if (ok && cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", pdf_path,
-						cairo_status_to_string(cairo_surface_status(surface)));
-			ok = FALSE;
-		}
-	}
-	if (surface)
-		cairo_surface_destroy(surface);
-	if (ok && g_rename(tmp_path, pdf_path) != 0) {
-		int saved = errno;
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved), "%s: %s", pdf_path, g_strerror(saved));
-		ok = FALSE;
-	}
-	if (!ok && fd >= 0)
-		g_unlink(tmp_path);
+	HandoutJob job = {lesson, dir, problems, progress, user, cancel, g_string_new("step,kind,file\n")};
+	gboolean ok = cl_plot_export_document(pdf_path, CL_PLOT_FORMAT_PDF, PAGE_WIDTH, PAGE_HEIGHT, 72, draw_handout,
+										  &job, error);
 	if (ok && dir) {
 		char *path = g_build_filename(dir, "manifest.csv", NULL);
-		ok = cl_write_output(path, manifest, error);
+		ok = cl_write_output(path, job.manifest, error);
 		g_free(path);
 	}
-	g_string_free(manifest, TRUE);
-	g_free(tmp_path);
-	g_free(tmp_name);
-	g_free(base);
-	g_free(folder);
+	g_string_free(job.manifest, TRUE);
 	return ok;
 }

@@ -1,6 +1,7 @@
 /* Number text, CSV fields and atomic output files. */
 #include "numbers.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +117,28 @@ void cl_csv_free(char ***rows)
 	g_free(rows);
 }
 
+gboolean cl_write_file(const char *path, const char *data, gsize length, GError **error)
+{
+	GError *io_error = NULL;
+	gboolean ok;
+	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		/* a device or FIFO (/dev/stdout): renaming over it would replace it */
+		FILE *f = fopen(path, "wb");
+		ok = f && fwrite(data, 1, length, f) == length;
+		ok = (f && fclose(f) == 0) && ok;
+		if (!ok)
+			g_set_error(&io_error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s", g_strerror(errno));
+	} else {
+		/* temporary file + rename: an existing file is replaced whole or not at all */
+		ok = g_file_set_contents(path, data, (gssize)length, &io_error);
+	}
+	if (!ok) {
+		g_set_error(error, G_FILE_ERROR, io_error->code, "%s: cannot write: %s", path, io_error->message);
+		g_error_free(io_error);
+	}
+	return ok;
+}
+
 gboolean cl_write_output(const char *path, const GString *text, GError **error)
 {
 	if (strcmp(path, "-") == 0) {
@@ -123,12 +146,5 @@ gboolean cl_write_output(const char *path, const GString *text, GError **error)
 		fflush(stdout);
 		return TRUE;
 	}
-	/* temporary file + rename: an existing file is replaced whole or not at all */
-	GError *io_error = NULL;
-	if (!g_file_set_contents(path, text->str, (gssize)text->len, &io_error)) {
-		g_set_error(error, G_FILE_ERROR, io_error->code, "%s: cannot write: %s", path, io_error->message);
-		g_error_free(io_error);
-		return FALSE;
-	}
-	return TRUE;
+	return cl_write_file(path, text->str, text->len, error);
 }

@@ -23,4 +23,6 @@ char ***cl_csv_parse(const char *text);
 void cl_csv_free(char ***rows);
 
 /* Writes text to path atomically, or to stdout when path is "-". */
+/* Replaces path atomically (or writes a device/FIFO directly); the error reads "PATH: cannot write: reason". */
+gboolean cl_write_file(const char *path, const char *data, gsize length, GError **error);
 gboolean cl_write_output(const char *path, const GString *text, GError **error);

@@ -813,12 +813,10 @@ gboolean cl_scene_file_save(const ClScene *scene, const char *path, GError **err
 {
 	char *json = cl_scene_file_to_json(scene);
 	GError *io_error = NULL;
-	gboolean ok = g_file_set_contents(path, json, -1, &io_error);
-	if (!ok) {
-		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, "%s: cannot write: %s", path,
-					io_error->message);
-		g_error_free(io_error);
-	}
+	gboolean ok = cl_write_file(path, json, strlen(json), &io_error);
+	if (!ok)
+		g_propagate_error(error, g_error_new_literal(CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, io_error->message));
+	g_clear_error(&io_error);
 	g_free(json);
 	return ok;
 }

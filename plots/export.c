@@ -26,9 +26,15 @@ ClPlotFormat cl_plot_format_from_path(const char *path)
 	return CL_PLOT_FORMAT_AUTO;
 }
 
-/* Renders into `file`; returns the cairo status of the whole job. */
-static cairo_status_t render_to(ClPlotFigure *figure, const char *file, ClPlotFormat format, double width,
-								double height, double dpi)
+typedef struct DrawJob {
+	ClPlotDrawFunc draw;
+	gpointer user;
+	GError *error; /* from the callback */
+} DrawJob;
+
+/* Renders into `file`; FALSE with job->error or a cairo status on failure. */
+static cairo_status_t render_to(DrawJob *job, const char *file, ClPlotFormat format, double width, double height,
+								double dpi)
 {
 	cairo_surface_t *surface;
 	double scale = 1.0;
@@ -39,21 +45,16 @@ static cairo_status_t render_to(ClPlotFigure *figure, const char *file, ClPlotFo
 		surface = cairo_svg_surface_create(file, width, height);
 	} else {
 		surface = cairo_pdf_surface_create(file, width, height);
-		if (figure->title) {
-			char *plain = NULL;
-			if (!pango_parse_markup(figure->title, -1, 0, NULL, &plain, NULL, NULL))
-				plain = g_strdup(figure->title);
-			cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, plain);
-			g_free(plain);
-		}
 		cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "ContactLab");
 	}
 	cairo_status_t status = cairo_surface_status(surface);
 	if (status == CAIRO_STATUS_SUCCESS) {
 		cairo_t *cr = cairo_create(surface);
 		cairo_scale(cr, scale, scale);
-		cl_plot_figure_draw(figure, cr, width, height);
-		status = cairo_status(cr);
+		if (!job->draw(cr, width, height, job->user, &job->error))
+			status = CAIRO_STATUS_WRITE_ERROR; /* the callback's error is reported */
+		else
+			status = cairo_status(cr);
 		cairo_destroy(cr);
 	}
 	if (status == CAIRO_STATUS_SUCCESS && format == CL_PLOT_FORMAT_PNG)
@@ -65,8 +66,23 @@ static cairo_status_t render_to(ClPlotFigure *figure, const char *file, ClPlotFo
 	return status;
 }
 
-gboolean cl_plot_figure_export(ClPlotFigure *figure, const char *path, ClPlotFormat format, double width,
-							   double height, double dpi, GError **error)
+static gboolean fail_write(GError **error, const char *path, const char *reason)
+{
+	g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_WRITE, "%s: %s", path, reason);
+	return FALSE;
+}
+
+static gboolean finish_job(DrawJob *job, cairo_status_t status, const char *path, GError **error)
+{
+	if (job->error) {
+		g_propagate_error(error, job->error);
+		return FALSE;
+	}
+	return status == CAIRO_STATUS_SUCCESS || fail_write(error, path, cairo_status_to_string(status));
+}
+
+gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double width, double height, double dpi,
+								 ClPlotDrawFunc draw, gpointer user, GError **error)
 {
 	if (format == CL_PLOT_FORMAT_AUTO)
 		format = cl_plot_format_from_path(path);
@@ -81,6 +97,9 @@ gboolean cl_plot_figure_export(ClPlotFigure *figure, const char *path, ClPlotFor
 					path, width, height, dpi);
 		return FALSE;
 	}
+	DrawJob job = {draw, user, NULL};
+	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+		return finish_job(&job, render_to(&job, path, format, width, height, dpi), path, error);
 	char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
 	char *name = g_strdup_printf(".%s.XXXXXX", base);
 	char *temp = g_build_filename(dir, name, NULL);
@@ -90,29 +109,47 @@ gboolean cl_plot_figure_export(ClPlotFigure *figure, const char *path, ClPlotFor
 	int fd = g_mkstemp(temp);
 	if (fd < 0) {
 		int err = errno;
-		g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_WRITE, "%s: cannot create a file there: %s", path,
-					g_strerror(err));
 		g_free(temp);
-		return FALSE;
+		return fail_write(error, path, g_strerror(err));
 	}
 	close(fd);
-	cairo_status_t status = render_to(figure, temp, format, width, height, dpi);
-	gboolean ok = status == CAIRO_STATUS_SUCCESS;
-	if (!ok)
-		g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_WRITE, "%s: %s", path, cairo_status_to_string(status));
+	gboolean ok = finish_job(&job, render_to(&job, temp, format, width, height, dpi), path, error);
 	/* mkstemp makes the file private; a figure is an ordinary document */
-	if (ok && g_chmod(temp, 0644) != 0) {
-		int err = errno;
-		g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_WRITE, "%s: %s", path, g_strerror(err));
-		ok = FALSE;
-	}
-	if (ok && g_rename(temp, path) != 0) {
-		int err = errno;
-		g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_WRITE, "%s: %s", path, g_strerror(err));
-		ok = FALSE;
-	}
+	if (ok && g_chmod(temp, 0644) != 0)
+		ok = fail_write(error, path, g_strerror(errno));
+	if (ok && g_rename(temp, path) != 0)
+		ok = fail_write(error, path, g_strerror(errno));
 	if (!ok)
 		g_unlink(temp);
 	g_free(temp);
 	return ok;
+}
+
+typedef struct FigureJob {
+	ClPlotFigure *figure;
+	gboolean pdf;
+} FigureJob;
+
+static gboolean draw_figure(cairo_t *cr, double width, double height, gpointer user, GError **error)
+{
+	(void)error;
+	FigureJob *job = user;
+	if (job->pdf && job->figure->title) {
+		char *plain = NULL;
+		if (!pango_parse_markup(job->figure->title, -1, 0, NULL, &plain, NULL, NULL))
+			plain = g_strdup(job->figure->title);
+		cairo_pdf_surface_set_metadata(cairo_get_target(cr), CAIRO_PDF_METADATA_TITLE, plain);
+		g_free(plain);
+	}
+	cl_plot_figure_draw(job->figure, cr, width, height);
+	return TRUE;
+}
+
+gboolean cl_plot_figure_export(ClPlotFigure *figure, const char *path, ClPlotFormat format, double width,
+							   double height, double dpi, GError **error)
+{
+	if (format == CL_PLOT_FORMAT_AUTO)
+		format = cl_plot_format_from_path(path);
+	FigureJob job = {figure, format == CL_PLOT_FORMAT_PDF};
+	return cl_plot_export_document(path, format, width, height, dpi, draw_figure, &job, error);
 }

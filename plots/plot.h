@@ -217,9 +217,20 @@ typedef enum ClPlotError {
 	CL_PLOT_ERROR_WRITE,
 } ClPlotError;
 
-/* Writes the figure at width × height points (PNG: × dpi / 72 pixels)
+/* Draws a document into a file. A PDF may have several pages: the callback
+ * calls cairo_show_page between them. Returning FALSE (with error set)
+ * abandons the file. */
+typedef gboolean (*ClPlotDrawFunc)(cairo_t *cr, double width, double height, gpointer user, GError **error);
+
+/* Renders draw() at width × height points (PNG: × dpi / 72 pixels) into path
  * atomically: a temporary file in the same folder, renamed on success, so a
- * failed export never leaves a half-written file or clobbers an old one. */
+ * failed export never leaves a half-written file or clobbers an old one.
+ * A path that exists but is not a regular file (/dev/stdout, a FIFO) is
+ * written directly: renaming over it would replace the device. */
+gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double width, double height, double dpi,
+								 ClPlotDrawFunc draw, gpointer user, GError **error);
+
+/* cl_plot_export_document of one figure. */
 gboolean cl_plot_figure_export(ClPlotFigure *figure, const char *path, ClPlotFormat format, double width,
 							   double height, double dpi, GError **error);
 ClPlotFormat cl_plot_format_from_path(const char *path);

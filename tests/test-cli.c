@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static char *tmp_dir;
@@ -269,6 +270,36 @@ static void test_help(void)
 	g_free(err);
 }
 
+/* Output to a FIFO (or /dev/stdout) is written into it; an atomic rename
+ * would have replaced the special file with a regular one. */
+static void test_output_to_fifo(void)
+{
+	char *fifo = g_build_filename(tmp_dir, "pipe.csv", NULL);
+	g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+	const char *reader[] = {"/bin/sh", "-c", "cat \"$0\" > \"$0.out\"", fifo, NULL};
+	GPid pid;
+	GError *error = NULL;
+	g_assert_true(g_spawn_async(NULL, (char **)reader, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
+	g_assert_no_error(error);
+	const char *args[] = {"simulate", "task1-bounce-once", "--backend", "exact", "--csv", fifo, NULL};
+	char *out, *err;
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	int wait_status;
+	g_assert_cmpint(waitpid(pid, &wait_status, 0), ==, pid);
+	g_spawn_close_pid(pid);
+	struct stat st;
+	g_assert_cmpint(stat(fifo, &st), ==, 0);
+	g_assert_true(S_ISFIFO(st.st_mode));
+	char *copy = g_strconcat(fifo, ".out", NULL), *text;
+	g_assert_true(g_file_get_contents(copy, &text, NULL, NULL));
+	g_assert_true(g_str_has_prefix(text, "backend,step,time,ball,x,y,vx,vy\n"));
+	g_free(text);
+	g_free(copy);
+	g_free(out);
+	g_free(err);
+	g_free(fifo);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -279,6 +310,7 @@ int main(int argc, char **argv)
 		g_free(path);
 	}
 	g_test_add_func("/cli/output-untouched", test_output_untouched);
+	g_test_add_func("/cli/output-to-fifo", test_output_to_fifo);
 	g_test_add_func("/cli/gradients-csv", test_gradients_csv);
 	g_test_add_func("/cli/simulate-csv", test_simulate_csv);
 	g_test_add_func("/cli/backends", test_backends_list);

@@ -111,7 +111,7 @@ void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboo
 	pango_font_description_free(font);
 	if (!result || !result->has_perturbation) {
 		cairo_set_source_rgba(cr, fg, fg, fg, 0.6);
-		label(cr, layout, 12, 12, "Run to see the perturbed trajectories.");
+		label(cr, layout, 12, 12, "Computing the perturbed runs… (Run, Ctrl+R, if nothing happens)");
 		g_object_unref(layout);
 		return;
 	}

@@ -1,5 +1,7 @@
 #include "cl-window.h"
 
+#include "plot.h"
+
 #include "cl-compute-job.h"
 #include "cl-backend-list.h"
 #include "cl-convergence-view.h"
@@ -15,6 +17,9 @@
 #include "cl-undo-stack.h"
 #include "scene-file.h"
 
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
 
@@ -77,6 +82,7 @@ struct _ClWindow {
 	double time;
 	gboolean updating_time;
 	gboolean close_after_save;
+	gboolean recovery_offered; /* the last session's file is kept until answered */
 	gboolean fit_pending; /* frame the first trajectories of a newly loaded scene */
 	gboolean closing_confirmed;
 };
@@ -326,6 +332,12 @@ static void compute_done(GObject *source, GAsyncResult *res, gpointer data)
 	g_object_unref(self);
 }
 
+static gboolean perturbation_shown(ClWindow *self)
+{
+	const char *page = gtk_stack_get_visible_child_name(self->results_stack);
+	return page && g_str_equal(page, "perturbation");
+}
+
 static void start_compute(ClWindow *self)
 {
 	cancel_compute(self);
@@ -344,8 +356,9 @@ static void start_compute(ClWindow *self)
 		g_array_free(backends, TRUE);
 		return;
 	}
-	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len,
-								   cl_perturbation_view_get_parameter(self->perturbation_view),
+	/* the perturbation study costs several rollouts per backend: only when it is shown */
+	const char *perturb = perturbation_shown(self) ? cl_perturbation_view_get_parameter(self->perturbation_view) : NULL;
+	self->job = cl_compute_job_new(self->scene, (int *)(void *)backends->data, (int)backends->len, perturb,
 								   cl_perturbation_view_get_delta(self->perturbation_view));
 	g_array_free(backends, TRUE);
 	self->cancellable = g_cancellable_new();
@@ -389,7 +402,7 @@ static gboolean autosave(gpointer data)
 	ClWindow *self = data;
 	self->autosave_source = 0;
 	const char *path = recovery_path(self);
-	if (!path || !self->dirty)
+	if (!path || !self->dirty || self->recovery_offered)
 		return G_SOURCE_REMOVE;
 	char *dir = g_path_get_dirname(path);
 	g_mkdir_with_parents(dir, 0700);
@@ -406,7 +419,7 @@ static void drop_recovery(ClWindow *self)
 {
 	g_clear_handle_id(&self->autosave_source, g_source_remove);
 	const char *path = recovery_path(self);
-	if (path)
+	if (path && !self->recovery_offered)
 		g_unlink(path);
 }
 
@@ -667,26 +680,40 @@ void cl_window_choose_file_to_open(ClWindow *self)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
 }
 
+/* Writes what the canvas shows through its one draw function: PNG at twice
+ * the screen resolution, or SVG / PDF (vector, real text) by extension;
+ * into a temporary file renamed over the target, so never a half file. */
+static gboolean draw_canvas(cairo_t *cr, double width, double height, gpointer canvas, GError **error)
+{
+	(void)error;
+	cl_scene_canvas_render(canvas, cr, width, height);
+	return TRUE;
+}
+
+/* The canvas at its on-screen size; PNG at twice the resolution. */
+static gboolean export_canvas(ClWindow *self, const char *path, GError **error)
+{
+	int w = MAX(gtk_widget_get_width(GTK_WIDGET(self->canvas)), 200);
+	int h = MAX(gtk_widget_get_height(GTK_WIDGET(self->canvas)), 150);
+	return cl_plot_export_document(path, CL_PLOT_FORMAT_AUTO, w, h, 144, draw_canvas, self->canvas, error);
+}
+
+static void export_to(ClWindow *self, const char *path)
+{
+	GError *error = NULL;
+	if (!export_canvas(self, path, &error)) {
+		error_dialog(self, "Could not export the canvas", error->message);
+		g_error_free(error);
+	}
+}
+
 static void export_chosen(GtkNativeDialog *dialog, int response, ClWindow *self)
 {
 	if (response == GTK_RESPONSE_ACCEPT) {
 		GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
 		char *path = g_file_get_path(file);
-		int w = MAX(gtk_widget_get_width(GTK_WIDGET(self->canvas)), 200);
-		int h = MAX(gtk_widget_get_height(GTK_WIDGET(self->canvas)), 150);
-		/* twice the screen resolution, through the same draw function */
-		cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 2 * w, 2 * h);
-		cairo_t *cr = cairo_create(surface);
-		cairo_scale(cr, 2, 2);
-		cl_scene_canvas_render(self->canvas, cr, w, h);
-		cairo_destroy(cr);
-		char *tmp = g_strconcat(path, ".part", NULL);
-		if (cairo_surface_write_to_png(surface, tmp) != CAIRO_STATUS_SUCCESS || g_rename(tmp, path) != 0) {
-			g_unlink(tmp);
-			error_dialog(self, "Could not export the canvas", path);
-		}
-		g_free(tmp);
-		cairo_surface_destroy(surface);
+		if (path)
+			export_to(self, path);
 		g_free(path);
 		g_object_unref(file);
 	}
@@ -789,6 +816,12 @@ static void action_export_png(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
 }
 
+static void action_export_canvas(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	(void)a;
+	export_to(data, g_variant_get_string(p, NULL));
+}
+
 static void action_zoom(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	(void)p;
@@ -862,6 +895,7 @@ static const GActionEntry win_actions[] = {
 	{.name = "save", .activate = action_save},
 	{.name = "save-as", .activate = action_save_as, .parameter_type = "s"},
 	{.name = "export-png", .activate = action_export_png},
+	{.name = "export-canvas", .activate = action_export_canvas, .parameter_type = "s"},
 	{.name = "zoom-fit", .activate = action_zoom},
 	{.name = "zoom-in", .activate = action_zoom},
 	{.name = "zoom-out", .activate = action_zoom},
@@ -888,6 +922,14 @@ static void update_actions(ClWindow *self)
 }
 
 /* ------------------------------------------------------ canvas signals */
+
+static void results_page_changed(GObject *stack, GParamSpec *pspec, ClWindow *self)
+{
+	(void)stack, (void)pspec;
+	/* a result computed while the view was hidden has no perturbation study yet */
+	if (perturbation_shown(self) && self->result && !self->result->has_perturbation && !self->job)
+		start_compute(self);
+}
 
 static void perturbation_changed(ClPerturbationView *view, ClWindow *self)
 {
@@ -986,6 +1028,7 @@ typedef struct {
 static void recovery_response(GtkDialog *dialog, int response, Recovery *r)
 {
 	gtk_window_destroy(GTK_WINDOW(dialog));
+	r->window->recovery_offered = FALSE;
 	if (response == GTK_RESPONSE_ACCEPT) {
 		GError *error = NULL;
 		ClScene *scene = cl_scene_file_load(r->path, &error);
@@ -1006,6 +1049,7 @@ static void recovery_response(GtkDialog *dialog, int response, Recovery *r)
 void cl_window_offer_recovery(ClWindow *self, const char *path)
 {
 	Recovery *r = g_new(Recovery, 1);
+	self->recovery_offered = TRUE;
 	r->window = g_object_ref(self);
 	r->path = g_strdup(path);
 	GtkWidget *dialog = gtk_message_dialog_new(GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
@@ -1150,6 +1194,7 @@ static void cl_window_init(ClWindow *self)
 	g_signal_connect(self->speed_dropdown, "notify::selected", G_CALLBACK(speed_changed), self);
 	g_signal_connect(self->canvas, "scene-changed", G_CALLBACK(canvas_changed), self);
 	g_signal_connect(self->perturbation_view, "changed", G_CALLBACK(perturbation_changed), self);
+	g_signal_connect(self->results_stack, "notify::visible-child-name", G_CALLBACK(results_page_changed), self);
 	g_signal_connect(self->canvas, "edit-done", G_CALLBACK(canvas_edit_done), self);
 	g_signal_connect(self->canvas, "edit-refused", G_CALLBACK(canvas_refused), self);
 	g_signal_connect(self->canvas, "selection-changed", G_CALLBACK(canvas_selection), self);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "contactlab/sim.h"
+#include "memory.h"
 
 #include <math.h>
 #include <stdint.h>

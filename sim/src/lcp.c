@@ -6,6 +6,7 @@
  * without ODE's incremental LDLᵀ: the clamped block is refactored per pivot,
  * which is cheap for the handful of rows a contact group has. */
 #include "lcp.h"
+#include "memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,20 +17,6 @@ enum RowState {
 	ROW_AT_LO,
 	ROW_AT_HI,
 };
-
-static void *grow(void *data, int *capacity, int needed, size_t item)
-{
-	if (needed <= *capacity)
-		return data;
-	int capacity_new = *capacity ? *capacity : 64;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	void *data_new = realloc(data, (size_t)capacity_new * item);
-	if (!data_new)
-		abort(); /* out of memory: nothing sensible to continue with */
-	*capacity = capacity_new;
-	return data_new;
-}
 
 void cl_lcp_workspace_release(ClLcpWorkspace *ws)
 {
@@ -108,8 +95,8 @@ ClLcpResult cl_lcp_solve(const ClLcp *lcp, double tolerance, ClLcpWorkspace *ws,
 	int n = lcp->n;
 	const double *A = lcp->A, *b = lcp->b;
 	/* buffer: dx, dw, clamped block, its right-hand side */
-	ws->buffer = grow(ws->buffer, &ws->capacity, 3 * n + n * n, sizeof(double));
-	ws->indices = grow(ws->indices, &ws->index_capacity, 2 * n, sizeof(int));
+	ws->buffer = cl_grow(ws->buffer, &ws->capacity, 3 * n + n * n, sizeof(double));
+	ws->indices = cl_grow(ws->indices, &ws->index_capacity, 2 * n, sizeof(int));
 	double *dx = ws->buffer, *dw = dx + n, *rhs = dw + n, *block = rhs + n;
 	int *state = ws->indices, *clamped = state + n;
 	int clamped_count = 0;

@@ -4,20 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *grow(void *data, int *capacity, int needed, size_t item)
-{
-	if (needed <= *capacity)
-		return data;
-	int capacity_new = *capacity ? *capacity : 64;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	void *data_new = realloc(data, (size_t)capacity_new * item);
-	if (!data_new)
-		abort(); /* out of memory: nothing sensible to continue with */
-	*capacity = capacity_new;
-	return data_new;
-}
-
 void cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps)
 {
 	memset(tape, 0, sizeof *tape);
@@ -57,7 +43,7 @@ void cl_tape_end_step(ClTape *tape, int step)
 
 static ClFactor *push_factor(ClTape *tape, ClFactorKind kind)
 {
-	tape->factors = grow(tape->factors, &tape->factor_capacity, tape->factor_count + 1, sizeof *tape->factors);
+	tape->factors = cl_grow(tape->factors, &tape->factor_capacity, tape->factor_count + 1, sizeof *tape->factors);
 	ClFactor *f = &tape->factors[tape->factor_count++];
 	*f = (ClFactor){.kind = kind, .a_begin = tape->a_count, .b_begin = tape->b_count};
 	return f;
@@ -70,7 +56,7 @@ void cl_tape_factor(ClTape *tape)
 
 double *cl_tape_a(ClTape *tape, int row, int col)
 {
-	tape->a = grow(tape->a, &tape->a_capacity, tape->a_count + 1, sizeof *tape->a);
+	tape->a = cl_grow(tape->a, &tape->a_capacity, tape->a_count + 1, sizeof *tape->a);
 	ClBlockA *block = &tape->a[tape->a_count++];
 	memset(block, 0, sizeof *block);
 	block->row = row;
@@ -81,7 +67,7 @@ double *cl_tape_a(ClTape *tape, int row, int col)
 
 double *cl_tape_b(ClTape *tape, int row, int col)
 {
-	tape->b = grow(tape->b, &tape->b_capacity, tape->b_count + 1, sizeof *tape->b);
+	tape->b = cl_grow(tape->b, &tape->b_capacity, tape->b_count + 1, sizeof *tape->b);
 	ClBlockB *block = &tape->b[tape->b_count++];
 	memset(block, 0, sizeof *block);
 	block->row = row;

@@ -25,7 +25,7 @@ APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
 EXE = os.environ["CONTACTLAB"]
 OUT = os.environ.get("E2E_OUT", ".")
-PLANNED = 21
+PLANNED = 22
 PRESETS = ["task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls"]
 
 tests = []
@@ -217,6 +217,16 @@ def main():
         check(ball1["position"][0] == -1.8, "the saved file has ball1 at x = -1.8", json.dumps(ball1))
         problems = compare(after, cli_numbers(saved))
         check(not problems, "the CLI's loader computes the window's numbers from the saved file", "\n".join(problems))
+
+        # the canvas exports through its one draw function
+        magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF-"}
+        heads = {}
+        for ext in magic:
+            figure = os.path.join(folder, "canvas." + ext)
+            win_action("export-canvas", GLib.Variant("s", figure))
+            heads[ext] = open(figure, "rb").read(5) if os.path.exists(figure) else b""
+        check(all(heads[e].startswith(m) for e, m in magic.items()), "win.export-canvas writes PNG, SVG and PDF",
+              repr(heads))
 
         # a corrupt file: the loader's message in a dialog, and the scene stays
         corrupt = os.path.join(folder, "corrupt.json")

@@ -52,42 +52,34 @@ typedef struct BraxWorkspace {
 	double a01, a11, b0, b1;
 } BraxWorkspace;
 
-static void *xcalloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void *create(const ClScene *scene, bool pbd)
 {
-	BraxWorkspace *w = xcalloc(1, sizeof *w);
+	BraxWorkspace *w = cl_calloc(1, sizeof *w);
 	BraxModel *m = &w->model;
 	int nb = scene->ball_count, nw = scene->wall_count;
 	m->pbd = pbd;
 	m->ball_count = nb;
 	m->wall_count = nw;
-	m->balls = xcalloc((size_t)nb, sizeof *m->balls);
-	m->walls = xcalloc((size_t)nw, sizeof *m->walls);
-	m->p = xcalloc(2 * (size_t)nb, sizeof *m->p);
-	m->v = xcalloc(2 * (size_t)nb, sizeof *m->v);
-	m->spin = xcalloc((size_t)nb, sizeof *m->spin);
-	m->rotation = xcalloc((size_t)nb, sizeof *m->rotation);
-	m->p_prev = xcalloc(2 * (size_t)nb, sizeof *m->p_prev);
-	m->rotation_prev = xcalloc((size_t)nb, sizeof *m->rotation_prev);
-	m->in_p = xcalloc((size_t)nb, sizeof *m->in_p);
-	m->in_v = xcalloc((size_t)nb, sizeof *m->in_v);
-	m->in_p_prev = xcalloc((size_t)nb, sizeof *m->in_p_prev);
-	m->out_p = xcalloc((size_t)nb, sizeof *m->out_p);
-	m->out_v = xcalloc((size_t)nb, sizeof *m->out_v);
-	m->out_spin = xcalloc((size_t)nb, sizeof *m->out_spin);
-	m->out_rotation = xcalloc((size_t)nb, sizeof *m->out_rotation);
-	m->sums = xcalloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
-	m->touched = xcalloc((size_t)nb, sizeof *m->touched);
-	m->touched_balls = xcalloc((size_t)nb, sizeof *m->touched_balls);
+	m->balls = cl_calloc((size_t)nb, sizeof *m->balls);
+	m->walls = cl_calloc((size_t)nw, sizeof *m->walls);
+	m->p = cl_calloc(2 * (size_t)nb, sizeof *m->p);
+	m->v = cl_calloc(2 * (size_t)nb, sizeof *m->v);
+	m->spin = cl_calloc((size_t)nb, sizeof *m->spin);
+	m->rotation = cl_calloc((size_t)nb, sizeof *m->rotation);
+	m->p_prev = cl_calloc(2 * (size_t)nb, sizeof *m->p_prev);
+	m->rotation_prev = cl_calloc((size_t)nb, sizeof *m->rotation_prev);
+	m->in_p = cl_calloc((size_t)nb, sizeof *m->in_p);
+	m->in_v = cl_calloc((size_t)nb, sizeof *m->in_v);
+	m->in_p_prev = cl_calloc((size_t)nb, sizeof *m->in_p_prev);
+	m->out_p = cl_calloc((size_t)nb, sizeof *m->out_p);
+	m->out_v = cl_calloc((size_t)nb, sizeof *m->out_v);
+	m->out_spin = cl_calloc((size_t)nb, sizeof *m->out_spin);
+	m->out_rotation = cl_calloc((size_t)nb, sizeof *m->out_rotation);
+	m->sums = cl_calloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
+	m->touched = cl_calloc((size_t)nb, sizeof *m->touched);
+	m->touched_balls = cl_calloc((size_t)nb, sizeof *m->touched_balls);
 	m->pair_capacity = nb * nw + nb * (nb - 1) / 2;
-	m->pairs = xcalloc((size_t)m->pair_capacity, sizeof *m->pairs);
+	m->pairs = cl_calloc((size_t)m->pair_capacity, sizeof *m->pairs);
 	return w;
 }
 
@@ -142,22 +134,22 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 	m->substeps = (int)params[PARAM_SUBSTEPS];
 	double dt = (float)ctx->dt;
 	double h = dt / m->substeps; /* Python: config.dt / config.substeps */
-	m->h = brax_round(f, h);
+	m->h = cl_round(f, h);
 	double e = (float)scene->elasticity, mu = (float)scene->friction;
 	bool product = params[PARAM_MATERIAL_PRODUCT] != 0;
-	m->elasticity = product ? brax_round(f, e * e) : e;
-	m->friction = product ? brax_round(f, mu * mu) : mu;
+	m->elasticity = product ? cl_round(f, e * e) : e;
+	m->friction = product ? cl_round(f, mu * mu) : mu;
 	m->gravity[0] = (float)scene->gravity.x;
 	m->gravity[1] = (float)scene->gravity.y;
 	double velocity_damping = (float)params[PARAM_VELOCITY_DAMPING];
 	double angular_damping = (float)params[PARAM_ANGULAR_DAMPING];
-	m->velocity_factor = brax_round(f, exp(brax_round(f, velocity_damping * h)));
-	m->angular_factor = brax_round(f, exp(brax_round(f, angular_damping * h)));
+	m->velocity_factor = cl_round(f, exp(cl_round(f, velocity_damping * h)));
+	m->angular_factor = cl_round(f, exp(cl_round(f, angular_damping * h)));
 	if (m->pbd) {
 		m->erp_rate = 0.0;
 		m->collide_scale = (float)params[PARAM_MODE];
 	} else {
-		m->erp_rate = brax_round(f, (double)(float)params[PARAM_MODE] * m->substeps / dt);
+		m->erp_rate = cl_round(f, (double)(float)params[PARAM_MODE] * m->substeps / dt);
 		m->collide_scale = 1.0;
 	}
 	double inertia = (float)params[PARAM_INERTIA];
@@ -165,8 +157,8 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 		BraxBall *b = &m->balls[i];
 		b->radius = (float)scene->balls[i].radius;
 		b->mass = (float)scene->balls[i].mass;
-		b->inverse_mass = brax_round(f, 1.0 / b->mass);
-		b->inverse_inertia = brax_round(f, 1.0 / inertia);
+		b->inverse_mass = cl_round(f, 1.0 / b->mass);
+		b->inverse_inertia = cl_round(f, 1.0 / inertia);
 		m->spin[i] = 0.0;
 		m->rotation[i] = (BraxQuat){1.0, 0.0};
 	}
@@ -175,60 +167,38 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 		const ClWall *src = &scene->walls[k];
 		BraxWall *w = &m->walls[k];
 		double theta = atan2(src->normal.x, src->normal.y);
-		w->point[0] = brax_round(f, src->point.x);
-		w->point[1] = brax_round(f, src->point.y);
-		w->rotation = (BraxQuat){brax_round(f, cos(0.5 * theta)), brax_round(f, sin(0.5 * theta))};
+		w->point[0] = cl_round(f, src->point.x);
+		w->point[1] = cl_round(f, src->point.y);
+		w->rotation = (BraxQuat){cl_round(f, cos(0.5 * theta)), cl_round(f, sin(0.5 * theta))};
 	}
 }
 
 /* ---------------------------------------------------------- contact frames */
 
-void brax_plane_contact(const BraxModel *m, int ball, int wall, BraxVec p, BraxVec *point, BraxVec *normal,
-						BraxDual *penetration)
+static ClDual2 value_vec(const ClArith *A, const double *x)
 {
-	bool f = m->f32;
-	const BraxWall *w = &m->walls[wall];
-	BraxVec n = {bd_const(w->normal[0]), bd_const(w->normal[1])};
-	BraxVec plane = {bd_const(w->point[0]), bd_const(w->point[1])};
-	*point = bv_sub(f, p, bv_scale(f, n, bd_const(m->balls[ball].radius)));
-	*normal = n;
-	*penetration = bv_dot(f, bv_sub(f, plane, *point), n);
-}
-
-void brax_sphere_contact(const BraxModel *m, int a, int b, BraxVec pa, BraxVec pb, BraxVec *point, BraxVec *normal,
-						 BraxDual *penetration)
-{
-	bool f = m->f32;
-	BraxVec delta = bv_sub(f, pa, pb);
-	BraxDual distance = bv_safe_norm(f, delta);
-	*normal = bv_div(f, delta, bd_add(f, bd_const(brax_round(f, 1e-6)), distance));
-	double radii = brax_round(f, m->balls[a].radius + m->balls[b].radius);
-	*penetration = bd_sub(f, bd_const(radii), distance);
-	*point = bv_div(f, bv_add(f, pa, pb), bd_const(2.0));
-}
-
-static BraxVec value_vec(const double *x)
-{
-	return (BraxVec){bd_const(x[0]), bd_const(x[1])};
+	return cl_dual2_const(A, x[0], x[1]);
 }
 
 int brax_find_pairs(BraxModel *m)
 {
+	const ClArith value = {m->f32, 0};
 	m->pair_count = 0;
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < m->wall_count; k++) {
-			BraxVec c, n;
-			BraxDual d;
-			brax_plane_contact(m, i, k, value_vec(m->p + 2 * i), &c, &n, &d);
+			ClDual2 c, n;
+			ClDual d;
+			brax_plane_contact(m, &value, i, k, value_vec(&value, m->p + 2 * i), &c, &n, &d);
 			if (d.v > 0.0)
 				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = -1 - k};
 		}
 	}
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int j = i + 1; j < m->ball_count; j++) {
-			BraxVec c, n;
-			BraxDual d;
-			brax_sphere_contact(m, i, j, value_vec(m->p + 2 * i), value_vec(m->p + 2 * j), &c, &n, &d);
+			ClDual2 c, n;
+			ClDual d;
+			brax_sphere_contact(m, &value, i, j, value_vec(&value, m->p + 2 * i), value_vec(&value, m->p + 2 * j), &c,
+								&n, &d);
 			if (d.v > 0.0)
 				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = j};
 		}
@@ -236,19 +206,28 @@ int brax_find_pairs(BraxModel *m)
 	return m->pair_count;
 }
 
-void brax_seed(BraxModel *m, int ball, int component)
+void brax_seed(BraxModel *m, int first, int count)
 {
+	m->arith = (ClArith){m->f32, count};
+	const ClArith *A = &m->arith;
 	for (int i = 0; i < m->ball_count; i++) {
-		m->in_p[i] = value_vec(m->p + 2 * i);
-		m->in_v[i] = value_vec(m->v + 2 * i);
-		if (i == ball) {
-			BraxDual *seeded[4] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
-			seeded[component]->d = 1.0;
+		m->in_p[i] = value_vec(A, m->p + 2 * i);
+		m->in_v[i] = value_vec(A, m->v + 2 * i);
+	}
+	for (int k = 0; k < count; k++) {
+		int column = first + k, i = m->touched_balls[column / 4];
+		ClDual *seeded[4] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
+		seeded[column % 4]->d[k] = 1.0;
+	}
+	/* the contact pass sees the state after the kinetic update, so the start
+	 * of the half-step is p − h·v there */
+	for (int i = 0; i < m->ball_count; i++) {
+		ClDual2 *prev = &m->in_p_prev[i];
+		*prev = value_vec(A, m->p_prev + 2 * i);
+		for (int k = 0; k < count; k++) {
+			prev->x.d[k] = m->in_p[i].x.d[k] - m->h * m->in_v[i].x.d[k];
+			prev->y.d[k] = m->in_p[i].y.d[k] - m->h * m->in_v[i].y.d[k];
 		}
-		/* the contact pass sees the state after the kinetic update, so the
-		 * start of the half-step is p − h·v there */
-		m->in_p_prev[i] = (BraxVec){{m->p_prev[2 * i], m->in_p[i].x.d - m->h * m->in_v[i].x.d},
-									{m->p_prev[2 * i + 1], m->in_p[i].y.d - m->h * m->in_v[i].y.d}};
 	}
 }
 
@@ -257,29 +236,29 @@ void brax_sums_clear(BraxModel *m)
 	memset(m->sums, 0, sizeof *m->sums * (size_t)m->ball_count * BRAX_COLLIDER_COUNT);
 }
 
-void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const BraxDual *angular, int angular_count)
+void brax_sums_add(BraxModel *m, int ball, int collider, ClDual2 linear, const ClDual *angular, int angular_count)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + collider];
 	if (linear.x.v != 0.0 || linear.y.v != 0.0)
 		s->count++;
-	s->linear = bv_add(f, s->linear, linear);
+	s->linear = cl_dual2_add(A, s->linear, linear);
 	for (int k = 0; k < angular_count; k++)
-		s->angular[k] = bd_add(f, s->angular[k], angular[k]);
+		s->angular[k] = cl_dual_add(A, s->angular[k], angular[k]);
 }
 
-BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, BraxDual *angular, int angular_count)
+ClDual2 brax_sums_total(const BraxModel *m, int ball, double epsilon, ClDual *angular, int angular_count)
 {
-	bool f = m->f32;
-	BraxVec total = {bd_const(0.0), bd_const(0.0)};
+	const ClArith *A = &m->arith;
+	ClDual2 total = cl_dual2_const(A, 0.0, 0.0);
 	for (int k = 0; k < angular_count; k++)
-		angular[k] = bd_const(0.0);
+		angular[k] = cl_dual_const(A, 0.0);
 	for (int c = 0; c < BRAX_COLLIDER_COUNT; c++) {
 		const BraxSum *s = &m->sums[BRAX_COLLIDER_COUNT * ball + c];
-		BraxDual share = bd_const(brax_round(f, brax_round(f, epsilon) + s->count));
-		total = bv_add(f, total, bv_div(f, s->linear, share));
+		ClDual share = cl_dual_const(A, cl_arith_round(A, cl_arith_round(A, epsilon) + s->count));
+		total = cl_dual2_add(A, total, cl_dual2_div(A, s->linear, share));
 		for (int k = 0; k < angular_count; k++)
-			angular[k] = bd_add(f, angular[k], bd_div(f, s->angular[k], share));
+			angular[k] = cl_dual_add(A, angular[k], cl_dual_div(A, s->angular[k], share));
 	}
 	return total;
 }
@@ -293,12 +272,12 @@ static void kinetic(BraxModel *m)
 	double h = m->h;
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++)
-			m->p[2 * i + k] = brax_round(f, m->p[2 * i + k] + brax_round(f, m->v[2 * i + k] * h));
+			m->p[2 * i + k] = cl_round(f, m->p[2 * i + k] + cl_round(f, m->v[2 * i + k] * h));
 		BraxQuat q = m->rotation[i];
 		if (m->spin[i] == 0.0 && q.w == 1.0 && q.y == 0.0)
 			continue; /* the update gives back the identity exactly */
-		double a = brax_round(f, brax_round(f, m->spin[i] * 0.5) * h);
-		q = (BraxQuat){brax_round(f, q.w - brax_round(f, a * q.y)), brax_round(f, q.y + brax_round(f, a * q.w))};
+		double a = cl_round(f, cl_round(f, m->spin[i] * 0.5) * h);
+		q = (BraxQuat){cl_round(f, q.w - cl_round(f, a * q.y)), cl_round(f, q.y + cl_round(f, a * q.w))};
 		m->rotation[i] = brax_normalize(f, q);
 	}
 	for (int k = 0; k < m->wall_count; k++)
@@ -312,44 +291,52 @@ static void accelerate(BraxModel *m, const double *u)
 	double h = m->h;
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
-			double a = brax_round(f, brax_round(f, u[2 * i + k]) / m->balls[i].mass);
-			double dv = brax_round(f, brax_round(f, a + m->gravity[k]) * h);
-			m->v[2 * i + k] = brax_round(f, brax_round(f, m->velocity_factor * m->v[2 * i + k]) + dv);
+			double a = cl_round(f, cl_round(f, u[2 * i + k]) / m->balls[i].mass);
+			double dv = cl_round(f, cl_round(f, a + m->gravity[k]) * h);
+			m->v[2 * i + k] = cl_round(f, cl_round(f, m->velocity_factor * m->v[2 * i + k]) + dv);
 		}
-		m->spin[i] = brax_round(f, m->angular_factor * m->spin[i]);
+		m->spin[i] = cl_round(f, m->angular_factor * m->spin[i]);
 	}
 }
 
-static bool is_identity(BraxDualQuat q)
+/* The identity with zero tangent, on which the projection leaves q and ω = 0. */
+static bool is_identity(const ClArith *A, BraxDualQuat q)
 {
-	return q.w.v == 1.0 && q.y.v == 0.0 && q.w.d == 0.0 && q.y.d == 0.0;
+	if (q.w.v != 1.0 || q.y.v != 0.0)
+		return false;
+	for (int k = 0; k < A->slots; k++)
+		if (q.w.d[k] != 0.0 || q.y.d[k] != 0.0)
+			return false;
+	return true;
 }
 
-void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxDualQuat rotation, BraxQuat rotation_prev,
-					  BraxVec *v, BraxDualQuat *rotation_out, BraxDual *spin)
+void brax_pbd_project(const BraxModel *m, const ClArith *A, ClDual2 p, ClDual2 p_prev, BraxDualQuat rotation,
+					  BraxQuat rotation_prev, ClDual2 *v, BraxDualQuat *rotation_out, ClDual *spin)
 {
-	bool f = m->f32;
-	*v = bv_div(f, bv_sub(f, p, p_prev), bd_const(m->h));
-	if (is_identity(rotation) && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
+	*v = cl_dual2_div(A, cl_dual2_sub(A, p, p_prev), cl_dual_const(A, m->h));
+	if (is_identity(A, rotation) && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
 		*rotation_out = rotation;
-		*spin = bd_const(0.0);
+		*spin = cl_dual_const(A, 0.0);
 		return;
 	}
-	BraxDual norm = bd_sqrt(f, bd_add(f, bd_mul(f, rotation.w, rotation.w), bd_mul(f, rotation.y, rotation.y)));
-	BraxDualQuat q = {bd_div(f, rotation.w, norm), bd_div(f, rotation.y, norm)};
+	ClDual norm =
+		cl_dual_sqrt(A, cl_dual_add(A, cl_dual_mul(A, rotation.w, rotation.w), cl_dual_mul(A, rotation.y, rotation.y)));
+	BraxDualQuat q = {cl_dual_div(A, rotation.w, norm), cl_dual_div(A, rotation.y, norm)};
 	/* δ = q ⊗ q_prev⁻¹ */
-	BraxDual prev_w = bd_const(rotation_prev.w), prev_y = bd_const(rotation_prev.y);
-	BraxDual delta_w = bd_add(f, bd_mul(f, q.w, prev_w), bd_mul(f, q.y, prev_y));
-	BraxDual delta_y = bd_add(f, bd_neg(bd_mul(f, q.w, prev_y)), bd_mul(f, q.y, prev_w));
+	ClDual prev_w = cl_dual_const(A, rotation_prev.w), prev_y = cl_dual_const(A, rotation_prev.y);
+	ClDual delta_w = cl_dual_add(A, cl_dual_mul(A, q.w, prev_w), cl_dual_mul(A, q.y, prev_y));
+	ClDual delta_y = cl_dual_add(A, cl_dual_neg(A, cl_dual_mul(A, q.w, prev_y)), cl_dual_mul(A, q.y, prev_w));
 	*rotation_out = q;
-	*spin = bd_mask(bd_div(f, bd_mul(f, bd_const(2.0), delta_y), bd_const(m->h)), delta_w.v >= 0.0 ? 1.0 : -1.0);
+	*spin = cl_dual_scale(A, delta_w.v >= 0.0 ? 1.0 : -1.0,
+						  cl_dual_div(A, cl_dual_mul(A, cl_dual_const(A, 2.0), delta_y), cl_dual_const(A, m->h)));
 }
 
 static void walls_update_normals(BraxModel *m)
 {
-	BraxVec up = {bd_const(0.0), bd_const(1.0)};
+	const ClArith value = {m->f32, 0};
+	ClDual2 up = cl_dual2_const(&value, 0.0, 1.0);
 	for (int k = 0; k < m->wall_count; k++) {
-		BraxVec n = brax_rotate(m->f32, up, m->walls[k].rotation);
+		ClDual2 n = brax_rotate(&value, up, m->walls[k].rotation);
 		m->walls[k].normal[0] = n.x.v;
 		m->walls[k].normal[1] = n.y.v;
 	}
@@ -411,9 +398,10 @@ static int collect_touched(BraxModel *m)
 	return count;
 }
 
-/* Records the contact pass's Jacobian over the touched balls, one seeded
- * re-evaluation per input component. The re-evaluations reproduce the value
- * run's outputs bit for bit, so the outputs stay valid afterwards. */
+/* Records the contact pass's Jacobian over the touched balls, one
+ * re-evaluation per CL_DUAL_SLOTS input components. The re-evaluations
+ * reproduce the value run's outputs bit for bit, so the outputs stay valid
+ * afterwards. */
 static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
 {
 	BraxModel *m = &w->model;
@@ -421,18 +409,21 @@ static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 	if (size * size > m->jacobian_capacity) {
 		free(m->jacobian);
 		m->jacobian_capacity = size * size;
-		m->jacobian = xcalloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
+		m->jacobian = cl_calloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
 	}
-	for (int col = 0; col < size; col++) {
-		brax_seed(m, m->touched_balls[col / 4], col % 4);
+	for (int first = 0; first < size; first += CL_DUAL_SLOTS) {
+		int live = size - first < CL_DUAL_SLOTS ? size - first : CL_DUAL_SLOTS;
+		brax_seed(m, first, live);
 		collide(m, false);
 		for (int r = 0; r < count; r++) {
 			int i = m->touched_balls[r];
-			double *row = m->jacobian + (size_t)(4 * r) * (size_t)size + col;
-			row[0] = m->out_p[i].x.d;
-			row[size] = m->out_p[i].y.d;
-			row[2 * size] = m->out_v[i].x.d;
-			row[3 * size] = m->out_v[i].y.d;
+			double *row = m->jacobian + (size_t)(4 * r) * (size_t)size + first;
+			for (int k = 0; k < live; k++) {
+				row[k] = m->out_p[i].x.d[k];
+				row[size + k] = m->out_p[i].y.d[k];
+				row[2 * size + k] = m->out_v[i].x.d[k];
+				row[3 * size + k] = m->out_v[i].y.d[k];
+			}
 		}
 	}
 	pending_flush(w, tape);
@@ -443,7 +434,7 @@ static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void (*collide)(BraxModel *, bool))
 {
 	BraxModel *m = &w->model;
-	brax_seed(m, -1, 0);
+	brax_seed(m, 0, 0);
 	collide(m, true);
 	int count = collect_touched(m);
 	for (int k = 0; k < m->pair_count; k++)
@@ -476,18 +467,25 @@ static void spring_substep(BraxWorkspace *w, ClStepContext *ctx, const double *u
 		contact_pass(w, ctx, time, brax_spring_collide);
 }
 
+/* The projection of a contact-free half-step: brax_pbd_project on plain
+ * values, which the dual version would spend most of the run copying. */
 static void project_all(BraxModel *m)
 {
+	bool f = m->f32;
+	double h = m->h;
 	for (int i = 0; i < m->ball_count; i++) {
-		BraxVec v;
-		BraxDualQuat q = {bd_const(m->rotation[i].w), bd_const(m->rotation[i].y)};
-		BraxDual spin;
-		brax_pbd_project(m, value_vec(m->p + 2 * i), value_vec(m->p_prev + 2 * i), q, m->rotation_prev[i], &v, &q,
-						 &spin);
-		m->v[2 * i] = v.x.v;
-		m->v[2 * i + 1] = v.y.v;
-		m->rotation[i] = (BraxQuat){q.w.v, q.y.v};
-		m->spin[i] = spin.v;
+		for (int k = 0; k < 2; k++)
+			m->v[2 * i + k] = cl_round(f, cl_round(f, m->p[2 * i + k] - m->p_prev[2 * i + k]) / h);
+		BraxQuat q = m->rotation[i], prev = m->rotation_prev[i];
+		if (q.w == 1.0 && q.y == 0.0 && prev.w == 1.0 && prev.y == 0.0) {
+			m->spin[i] = 0.0;
+			continue;
+		}
+		q = brax_normalize(f, q);
+		double delta_w = cl_round(f, cl_round(f, q.w * prev.w) + cl_round(f, q.y * prev.y));
+		double delta_y = cl_round(f, -cl_round(f, q.w * prev.y) + cl_round(f, q.y * prev.w));
+		m->rotation[i] = q;
+		m->spin[i] = (delta_w >= 0.0 ? 1.0 : -1.0) * cl_round(f, cl_round(f, 2.0 * delta_y) / h);
 	}
 }
 
@@ -524,8 +522,8 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 		prepare(m, ctx);
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
-			m->p[2 * i + k] = brax_round(m->f32, s[4 * i + k]);
-			m->v[2 * i + k] = brax_round(m->f32, s[4 * i + 2 + k]);
+			m->p[2 * i + k] = cl_round(m->f32, s[4 * i + k]);
+			m->v[2 * i + k] = cl_round(m->f32, s[4 * i + 2 + k]);
 		}
 	}
 	w->pending = false;

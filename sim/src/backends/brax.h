@@ -9,146 +9,29 @@
  * rounding once to float gives the correctly rounded float result for
  * + − × ÷ √ (53 ≥ 2·24 + 2), so float32 runs are Brax's float32 program.
  *
- * A BraxDual carries one tangent in double beside its value: the contact
- * passes are evaluated once per seeded input direction to record their
- * Jacobian (the exact derivative of the rounded program's formulas at its
- * float values; masks and counts are constants, as in JAX).
+ * The contact passes run on dual numbers (dual.h): a value-only run, then
+ * runs with the tangents of up to CL_DUAL_SLOTS input directions at once to
+ * record their Jacobian (the exact derivative of the rounded program's
+ * formulas at its float values; masks and counts are constants, as in JAX;
+ * min is jnp.minimum's, norms jumpy's safe_norm).
  */
 #pragma once
 
-#include "../core.h"
+#include "../dual.h"
 
 #include <math.h>
 #include <stdbool.h>
 
-typedef struct BraxDual {
-	double v; /* value, representable in the working precision */
-	double d; /* tangent */
-} BraxDual;
-
-typedef struct BraxVec {
-	BraxDual x, y;
-} BraxVec;
-
-static inline double brax_round(bool f32, double x)
-{
-	return f32 ? (double)(float)x : x;
-}
-
-static inline BraxDual bd_const(double v)
-{
-	return (BraxDual){v, 0.0};
-}
-
-static inline BraxDual bd_add(bool f, BraxDual a, BraxDual b)
-{
-	return (BraxDual){brax_round(f, a.v + b.v), a.d + b.d};
-}
-
-static inline BraxDual bd_sub(bool f, BraxDual a, BraxDual b)
-{
-	return (BraxDual){brax_round(f, a.v - b.v), a.d - b.d};
-}
-
-static inline BraxDual bd_mul(bool f, BraxDual a, BraxDual b)
-{
-	return (BraxDual){brax_round(f, a.v * b.v), a.d * b.v + a.v * b.d};
-}
-
-static inline BraxDual bd_div(bool f, BraxDual a, BraxDual b)
-{
-	return (BraxDual){brax_round(f, a.v / b.v), (a.d - a.v / b.v * b.d) / b.v};
-}
-
-static inline BraxDual bd_neg(BraxDual a)
-{
-	return (BraxDual){-a.v, -a.d};
-}
-
-static inline BraxDual bd_sqrt(bool f, BraxDual a)
-{
-	double s = brax_round(f, sqrt(a.v));
-	return (BraxDual){s, a.d / (2.0 * s)};
-}
-
-/* jnp.minimum / jnp.amin: the derivative goes to the smaller argument, half
- * to each at a tie. */
-static inline BraxDual bd_min(BraxDual a, BraxDual b)
-{
-	if (a.v < b.v)
-		return a;
-	if (b.v < a.v)
-		return b;
-	return (BraxDual){a.v, 0.5 * (a.d + b.d)};
-}
-
-/* JAX's |x|: derivative +1 for x ≥ 0. */
-static inline BraxDual bd_abs(BraxDual a)
-{
-	return a.v >= 0.0 ? (BraxDual){a.v, a.d} : (BraxDual){-a.v, -a.d};
-}
-
-/* Multiplication by a 0/1 mask, a constant for differentiation. */
-static inline BraxDual bd_mask(BraxDual a, double mask)
-{
-	return (BraxDual){a.v * mask, a.d * mask};
-}
-
-static inline BraxVec bv_add(bool f, BraxVec a, BraxVec b)
-{
-	return (BraxVec){bd_add(f, a.x, b.x), bd_add(f, a.y, b.y)};
-}
-
-static inline BraxVec bv_sub(bool f, BraxVec a, BraxVec b)
-{
-	return (BraxVec){bd_sub(f, a.x, b.x), bd_sub(f, a.y, b.y)};
-}
-
-static inline BraxVec bv_scale(bool f, BraxVec a, BraxDual s)
-{
-	return (BraxVec){bd_mul(f, a.x, s), bd_mul(f, a.y, s)};
-}
-
-static inline BraxVec bv_div(bool f, BraxVec a, BraxDual s)
-{
-	return (BraxVec){bd_div(f, a.x, s), bd_div(f, a.y, s)};
-}
-
-static inline BraxVec bv_neg(BraxVec a)
-{
-	return (BraxVec){bd_neg(a.x), bd_neg(a.y)};
-}
-
-static inline BraxVec bv_mask(BraxVec a, double mask)
-{
-	return (BraxVec){bd_mask(a.x, mask), bd_mask(a.y, mask)};
-}
-
-static inline BraxDual bv_dot(bool f, BraxVec a, BraxVec b)
-{
-	return bd_add(f, bd_mul(f, a.x, b.x), bd_mul(f, a.y, b.y));
-}
-
 /* The out-of-plane (Brax y) component of a × b: a_z b_x − a_x b_z. */
-static inline BraxDual bv_cross(bool f, BraxVec a, BraxVec b)
+static inline ClDual brax_cross(const ClArith *A, ClDual2 a, ClDual2 b)
 {
-	return bd_sub(f, bd_mul(f, a.y, b.x), bd_mul(f, a.x, b.y));
+	return cl_dual_sub(A, cl_dual_mul(A, a.y, b.x), cl_dual_mul(A, a.x, b.y));
 }
 
 /* (k ŷ) × r for an out-of-plane vector k ŷ: (k r_z, −k r_x). */
-static inline BraxVec bv_spin(bool f, BraxDual k, BraxVec r)
+static inline ClDual2 brax_spin(const ClArith *A, ClDual k, ClDual2 r)
 {
-	return (BraxVec){bd_mul(f, k, r.y), bd_neg(bd_mul(f, k, r.x))};
-}
-
-/* jumpy.safe_norm: 0 with zero derivative when every component is within
- * 1e-8 of 0 (jnp.allclose), else the norm. */
-static inline BraxDual bv_safe_norm(bool f, BraxVec a)
-{
-	double tolerance = brax_round(f, 1e-8);
-	if (fabs(a.x.v) <= tolerance && fabs(a.y.v) <= tolerance)
-		return bd_const(0.0);
-	return bd_sqrt(f, bv_dot(f, a, a));
+	return (ClDual2){cl_dual_mul(A, k, r.y), cl_dual_neg(A, cl_dual_mul(A, k, r.x))};
 }
 
 /* A rotation about Brax y: (w, 0, y, 0). Carried between contact passes
@@ -160,16 +43,17 @@ typedef struct BraxQuat {
 /* The same inside a pbd pass, where the correction's rotation reaches the
  * projected spin and so the friction of the velocity pass. */
 typedef struct BraxDualQuat {
-	BraxDual w, y;
+	ClDual w, y;
 } BraxDualQuat;
 
 /* math.rotate(v, q) for an in-plane v: (s² − u·u)·v + 2s·(u × v). */
-static inline BraxVec brax_rotate(bool f, BraxVec v, BraxQuat q)
+static inline ClDual2 brax_rotate(const ClArith *A, ClDual2 v, BraxQuat q)
 {
-	BraxDual k = bd_const(brax_round(f, brax_round(f, q.w * q.w) - brax_round(f, q.y * q.y)));
-	BraxDual two_s = bd_const(2.0 * q.w), u = bd_const(q.y);
-	return (BraxVec){bd_add(f, bd_mul(f, k, v.x), bd_mul(f, two_s, bd_mul(f, u, v.y))),
-					 bd_add(f, bd_mul(f, k, v.y), bd_mul(f, two_s, bd_neg(bd_mul(f, u, v.x))))};
+	ClDual k = cl_dual_const(A, cl_arith_round(A, cl_arith_round(A, q.w * q.w) - cl_arith_round(A, q.y * q.y)));
+	ClDual two_s = cl_dual_const(A, 2.0 * q.w), u = cl_dual_const(A, q.y);
+	return (ClDual2){
+		cl_dual_add(A, cl_dual_mul(A, k, v.x), cl_dual_mul(A, two_s, cl_dual_mul(A, u, v.y))),
+		cl_dual_add(A, cl_dual_mul(A, k, v.y), cl_dual_mul(A, two_s, cl_dual_neg(A, cl_dual_mul(A, u, v.x))))};
 }
 
 static inline BraxQuat brax_quat_inv(BraxQuat q)
@@ -180,8 +64,8 @@ static inline BraxQuat brax_quat_inv(BraxQuat q)
 /* q / ‖q‖ */
 static inline BraxQuat brax_normalize(bool f, BraxQuat q)
 {
-	double norm = brax_round(f, sqrt(brax_round(f, brax_round(f, q.w * q.w) + brax_round(f, q.y * q.y))));
-	return (BraxQuat){brax_round(f, q.w / norm), brax_round(f, q.y / norm)};
+	double norm = cl_round(f, sqrt(cl_round(f, cl_round(f, q.w * q.w) + cl_round(f, q.y * q.y))));
+	return (BraxQuat){cl_round(f, q.w / norm), cl_round(f, q.y / norm)};
 }
 
 typedef struct BraxBall {
@@ -201,17 +85,17 @@ typedef struct BraxPair {
 	int a, b;
 	bool applied; /* a non-zero impulse or correction in the value run */
 	/* pbd: the contact frame before the position pass, and its λ */
-	BraxVec point, normal;
-	BraxDual penetration, lambda;
+	ClDual2 point, normal;
+	ClDual penetration, lambda;
 	/* sphere–sphere: ball b's part, summed after every ball-a part */
-	BraxVec b_linear;
-	BraxDual b_angular[2];
+	ClDual2 b_linear;
+	ClDual b_angular[2];
 } BraxPair;
 
 /* Per-body sums of one collider: Brax divides them by (ε + count). */
 typedef struct BraxSum {
-	BraxVec linear;
-	BraxDual angular[2];
+	ClDual2 linear;
+	ClDual angular[2];
 	int count;
 } BraxSum;
 
@@ -240,10 +124,12 @@ typedef struct BraxModel {
 	double *p_prev;
 	BraxQuat *rotation_prev;
 
-	/* Contact pass input (seeded) and output, per ball. */
-	BraxVec *in_p, *in_v, *in_p_prev;
-	BraxVec *out_p, *out_v;
-	BraxDual *out_spin;
+	/* Contact pass: its arithmetic (the tangent slots of the run), input
+	 * (seeded) and output, per ball. */
+	ClArith arith;
+	ClDual2 *in_p, *in_v, *in_p_prev;
+	ClDual2 *out_p, *out_v;
+	ClDual *out_spin;
 	BraxQuat *out_rotation;
 	BraxSum *sums; /* BRAX_COLLIDER_COUNT per ball */
 	bool *touched; /* a ball received a non-zero contribution */
@@ -255,16 +141,35 @@ typedef struct BraxModel {
 	int jacobian_capacity;
 } BraxModel;
 
-/* Fills in_p/in_v (and pbd in_p_prev) from the state with a unit tangent on
- * component (0 px, 1 py, 2 vx, 3 vy) of one ball, or none for ball < 0. */
-void brax_seed(BraxModel *m, int ball, int component);
+/* Starts a contact pass: fills in_p/in_v (and pbd in_p_prev) from the state
+ * with tangent slot k on column first + k of the touched balls' states (4 per
+ * touched ball: px py vx vy); count 0 for the value run. */
+void brax_seed(BraxModel *m, int first, int count);
 
 /* Contact frames (brax colliders.py capsule_plane, capsule_capsule): the
- * point c, the normal n and the penetration d > 0 when overlapping. */
-void brax_plane_contact(const BraxModel *m, int ball, int wall, BraxVec p, BraxVec *point, BraxVec *normal,
-						BraxDual *penetration);
-void brax_sphere_contact(const BraxModel *m, int a, int b, BraxVec pa, BraxVec pb, BraxVec *point, BraxVec *normal,
-						 BraxDual *penetration);
+ * point c, the normal n and the penetration d > 0 when overlapping. Inline,
+ * so that the value-only pair search compiles to plain arithmetic. */
+static inline void brax_plane_contact(const BraxModel *m, const ClArith *A, int ball, int wall, ClDual2 p,
+									  ClDual2 *point, ClDual2 *normal, ClDual *penetration)
+{
+	const BraxWall *w = &m->walls[wall];
+	ClDual2 n = cl_dual2_const(A, w->normal[0], w->normal[1]);
+	ClDual2 plane = cl_dual2_const(A, w->point[0], w->point[1]);
+	*point = cl_dual2_sub(A, p, cl_dual2_mul(A, n, cl_dual_const(A, m->balls[ball].radius)));
+	*normal = n;
+	*penetration = cl_dual2_dot(A, cl_dual2_sub(A, plane, *point), n);
+}
+
+static inline void brax_sphere_contact(const BraxModel *m, const ClArith *A, int a, int b, ClDual2 pa, ClDual2 pb,
+									   ClDual2 *point, ClDual2 *normal, ClDual *penetration)
+{
+	ClDual2 delta = cl_dual2_sub(A, pa, pb);
+	ClDual distance = cl_dual2_safe_norm(A, delta);
+	*normal = cl_dual2_div(A, delta, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), distance));
+	double radii = cl_arith_round(A, m->balls[a].radius + m->balls[b].radius);
+	*penetration = cl_dual_sub(A, cl_dual_const(A, radii), distance);
+	*point = cl_dual2_div(A, cl_dual2_add(A, pa, pb), cl_dual_const(A, 2.0));
+}
 
 /* Sphere–plane and sphere–sphere pairs that overlap (penetration > 0) in
  * the current positions, in Brax's pair order; returns their number. */
@@ -273,17 +178,17 @@ int brax_find_pairs(BraxModel *m);
 /* Clears the per-body collider sums. */
 void brax_sums_clear(BraxModel *m);
 /* Adds one contribution to a body's sum of one collider. */
-void brax_sums_add(BraxModel *m, int ball, int collider, BraxVec linear, const BraxDual *angular, int angular_count);
+void brax_sums_add(BraxModel *m, int ball, int collider, ClDual2 linear, const ClDual *angular, int angular_count);
 /* The averaged impulse of a body, summed over the colliders (ε: 1e-8 legacy, 1e-6 pbd). */
-BraxVec brax_sums_total(const BraxModel *m, int ball, double epsilon, BraxDual *angular, int angular_count);
+ClDual2 brax_sums_total(const BraxModel *m, int ball, double epsilon, ClDual *angular, int angular_count);
 
 /* legacy_spring: the velocity impulses of one sub-step, from in_p/in_v and
  * the hidden spin, into out_v and out_spin. */
 void brax_spring_collide(BraxModel *m, bool value_run);
 
 /* pbd: velocity projection of one body against the start of the half-step. */
-void brax_pbd_project(const BraxModel *m, BraxVec p, BraxVec p_prev, BraxDualQuat rotation, BraxQuat rotation_prev,
-					  BraxVec *v, BraxDualQuat *rotation_out, BraxDual *spin);
+void brax_pbd_project(const BraxModel *m, const ClArith *A, ClDual2 p, ClDual2 p_prev, BraxDualQuat rotation,
+					  BraxQuat rotation_prev, ClDual2 *v, BraxDualQuat *rotation_out, ClDual *spin);
 /* pbd: position pass, projection and velocity pass of a collision
  * half-step, from in_p/in_v/in_p_prev into out_p, out_v, out_spin and
  * out_rotation. */

@@ -5,91 +5,93 @@
 
 /* A position correction: Δp and Δq of one body. */
 typedef struct Correction {
-	BraxVec position;
+	ClDual2 position;
 	BraxDualQuat rotation;
 } Correction;
 
-static BraxDual constant(bool f, double x)
+static ClDual constant(const ClArith *A, double x)
 {
-	return bd_const(brax_round(f, x));
+	return cl_dual_const(A, cl_arith_round(A, x));
 }
 
 /* 1/m + (ρ × t)·(I⁻¹ (ρ × t)) */
-static BraxDual weight(bool f, const BraxBall *body, BraxVec rho, BraxVec t)
+static ClDual weight(const ClArith *A, const BraxBall *body, ClDual2 rho, ClDual2 t)
 {
-	BraxDual cr = bv_cross(f, rho, t);
-	return bd_add(f, bd_const(body->inverse_mass), bd_mul(f, cr, bd_mul(f, bd_const(body->inverse_inertia), cr)));
+	ClDual cr = brax_cross(A, rho, t);
+	return cl_dual_add(A, cl_dual_const(A, body->inverse_mass),
+					   cl_dual_mul(A, cr, cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), cr)));
 }
 
 /* scale·(impulse/m, factor·vec_quat_mul(I⁻¹ (ρ × torque_impulse), q)) */
-static Correction correction(const BraxModel *m, const BraxBall *body, BraxVec impulse, BraxVec torque_impulse,
-							 BraxVec rho, BraxQuat q, double factor)
+static Correction correction(const BraxModel *m, const BraxBall *body, ClDual2 impulse, ClDual2 torque_impulse,
+							 ClDual2 rho, BraxQuat q, double factor)
 {
-	bool f = m->f32;
-	BraxDual scale = bd_const(m->collide_scale), half = bd_const(factor);
-	BraxVec dp = bv_div(f, impulse, bd_const(body->mass));
-	BraxDual k = bd_mul(f, bd_const(body->inverse_inertia), bv_cross(f, rho, torque_impulse));
+	const ClArith *A = &m->arith;
+	ClDual scale = cl_dual_const(A, m->collide_scale), half = cl_dual_const(A, factor);
+	ClDual2 dp = cl_dual2_div(A, impulse, cl_dual_const(A, body->mass));
+	ClDual k = cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), brax_cross(A, rho, torque_impulse));
 	/* vec_quat_mul((0, k, 0), q) = (−k q_y, k q_w) */
-	BraxDual dq_w = bd_mul(f, half, bd_neg(bd_mul(f, k, bd_const(q.y))));
-	BraxDual dq_y = bd_mul(f, half, bd_mul(f, k, bd_const(q.w)));
-	return (Correction){bv_scale(f, dp, scale), {bd_mul(f, scale, dq_w), bd_mul(f, scale, dq_y)}};
+	ClDual dq_w = cl_dual_mul(A, half, cl_dual_neg(A, cl_dual_mul(A, k, cl_dual_const(A, q.y))));
+	ClDual dq_y = cl_dual_mul(A, half, cl_dual_mul(A, k, cl_dual_const(A, q.w)));
+	return (Correction){cl_dual2_mul(A, dp, scale), {cl_dual_mul(A, scale, dq_w), cl_dual_mul(A, scale, dq_y)}};
 }
 
-static Correction correction_add(bool f, Correction a, Correction b)
+static Correction correction_add(const ClArith *A, Correction a, Correction b)
 {
-	return (Correction){bv_add(f, a.position, b.position),
-						{bd_add(f, a.rotation.w, b.rotation.w), bd_add(f, a.rotation.y, b.rotation.y)}};
+	return (Correction){cl_dual2_add(A, a.position, b.position),
+						{cl_dual_add(A, a.rotation.w, b.rotation.w), cl_dual_add(A, a.rotation.y, b.rotation.y)}};
 }
 
 /* The point a body's contact point had at the start of the half-step:
  * p_prev + rotate(rotate(c − p, q⁻¹), q_prev). */
-static BraxVec point_before(bool f, BraxVec c, BraxVec p, BraxQuat q, BraxVec p_prev, BraxQuat q_prev)
+static ClDual2 point_before(const ClArith *A, ClDual2 c, ClDual2 p, BraxQuat q, ClDual2 p_prev, BraxQuat q_prev)
 {
-	BraxVec local = brax_rotate(f, bv_sub(f, c, p), brax_quat_inv(q));
-	return bv_add(f, p_prev, brax_rotate(f, local, q_prev));
+	ClDual2 local = brax_rotate(A, cl_dual2_sub(A, c, p), brax_quat_inv(q));
+	return cl_dual2_add(A, p_prev, brax_rotate(A, local, q_prev));
 }
 
 /* δ − (δ·n)·n */
-static BraxVec tangential(bool f, BraxVec delta, BraxVec n)
+static ClDual2 tangential(const ClArith *A, ClDual2 delta, ClDual2 n)
 {
-	return bv_sub(f, delta, bv_scale(f, n, bv_dot(f, delta, n)));
+	return cl_dual2_sub(A, delta, cl_dual2_mul(A, n, cl_dual2_dot(A, delta, n)));
 }
 
 static void add_correction(BraxModel *m, int ball, int collider, Correction c)
 {
-	BraxDual rotation[2] = {c.rotation.w, c.rotation.y};
+	ClDual rotation[2] = {c.rotation.w, c.rotation.y};
 	brax_sums_add(m, ball, collider, c.position, rotation, 2);
 }
 
-static bool nonzero(BraxVec v)
+static bool nonzero(ClDual2 v)
 {
 	return v.x.v != 0.0 || v.y.v != 0.0;
 }
 
 static void plane_position(BraxModel *m, BraxPair *pair, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int i = pair->a;
 	const BraxBall *ball = &m->balls[i];
-	BraxVec p = m->in_p[i], c = pair->point, n = pair->normal;
+	ClDual2 p = m->in_p[i], c = pair->point, n = pair->normal;
 	BraxQuat q = m->rotation[i];
-	BraxVec rho = bv_sub(f, c, p);
-	BraxVec dx = bv_sub(f, c, bv_add(f, c, bv_scale(f, n, pair->penetration)));
-	BraxDual C = bv_dot(f, dx, n);
-	BraxDual lambda = bd_div(f, bd_neg(C), bd_add(f, weight(f, ball, rho, n), constant(f, 1e-6)));
+	ClDual2 rho = cl_dual2_sub(A, c, p);
+	ClDual2 dx = cl_dual2_sub(A, c, cl_dual2_add(A, c, cl_dual2_mul(A, n, pair->penetration)));
+	ClDual C = cl_dual2_dot(A, dx, n);
+	ClDual lambda = cl_dual_div(A, cl_dual_neg(A, C), cl_dual_add(A, weight(A, ball, rho, n), constant(A, 1e-6)));
 	double coll = C.v < 0.0 ? 1.0 : 0.0;
-	BraxVec P = bv_mask(bv_scale(f, n, lambda), coll);
+	ClDual2 P = cl_dual2_scale(A, coll, cl_dual2_mul(A, n, lambda));
 	Correction normal = correction(m, ball, P, P, rho, q, 0.5);
 
-	BraxVec slip = tangential(f, bv_sub(f, c, point_before(f, c, p, q, m->in_p_prev[i], m->rotation_prev[i])), n);
-	BraxDual slip_norm = bv_safe_norm(f, slip);
-	BraxVec t = bv_div(f, slip, bd_add(f, slip_norm, constant(f, 1e-6)));
-	BraxDual lambda_t = bd_div(f, bd_neg(slip_norm), bd_add(f, weight(f, ball, rho, t), bd_const(0.0)));
-	double stick = fabs(lambda_t.v) < fabs(brax_round(f, m->friction * lambda.v)) ? 1.0 : 0.0;
-	BraxVec P_t = bv_mask(bv_mask(bv_scale(f, t, lambda_t), stick), coll);
-	Correction total = correction_add(f, normal, correction(m, ball, P_t, P_t, rho, q, 0.5));
+	ClDual2 slip = tangential(A, cl_dual2_sub(A, c, point_before(A, c, p, q, m->in_p_prev[i], m->rotation_prev[i])), n);
+	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
+	ClDual2 t = cl_dual2_div(A, slip, cl_dual_add(A, slip_norm, constant(A, 1e-6)));
+	ClDual lambda_t =
+		cl_dual_div(A, cl_dual_neg(A, slip_norm), cl_dual_add(A, weight(A, ball, rho, t), cl_dual_const(A, 0.0)));
+	double stick = fabs(lambda_t.v) < fabs(cl_arith_round(A, m->friction * lambda.v)) ? 1.0 : 0.0;
+	ClDual2 P_t = cl_dual2_scale(A, coll, cl_dual2_scale(A, stick, cl_dual2_mul(A, t, lambda_t)));
+	Correction total = correction_add(A, normal, correction(m, ball, P_t, P_t, rho, q, 0.5));
 
-	pair->lambda = bd_mask(lambda, coll);
+	pair->lambda = cl_dual_scale(A, coll, lambda);
 	if (value_run)
 		pair->applied = nonzero(total.position);
 	add_correction(m, i, BRAX_COLLIDER_PLANE, total);
@@ -97,36 +99,37 @@ static void plane_position(BraxModel *m, BraxPair *pair, bool value_run)
 
 static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
 	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
-	BraxVec pa = m->in_p[a], pb = m->in_p[b], c = pair->point, n = pair->normal;
+	ClDual2 pa = m->in_p[a], pb = m->in_p[b], c = pair->point, n = pair->normal;
 	BraxQuat qa = m->rotation[a], qb = m->rotation[b];
-	BraxDual d = pair->penetration;
-	BraxVec half = bv_div(f, bv_scale(f, n, d), bd_const(2.0));
-	BraxVec rho_a = bv_sub(f, bv_sub(f, c, half), pa);
-	BraxVec rho_b = bv_sub(f, bv_add(f, c, half), pb);
-	BraxDual C = bd_neg(d);
-	BraxDual weights = bd_add(f, weight(f, ball_a, rho_a, n), weight(f, ball_b, rho_b, n));
-	BraxDual lambda = bd_div(f, bd_neg(C), bd_add(f, weights, constant(f, 1e-6)));
+	ClDual d = pair->penetration;
+	ClDual2 half = cl_dual2_div(A, cl_dual2_mul(A, n, d), cl_dual_const(A, 2.0));
+	ClDual2 rho_a = cl_dual2_sub(A, cl_dual2_sub(A, c, half), pa);
+	ClDual2 rho_b = cl_dual2_sub(A, cl_dual2_add(A, c, half), pb);
+	ClDual C = cl_dual_neg(A, d);
+	ClDual weights = cl_dual_add(A, weight(A, ball_a, rho_a, n), weight(A, ball_b, rho_b, n));
+	ClDual lambda = cl_dual_div(A, cl_dual_neg(A, C), cl_dual_add(A, weights, constant(A, 1e-6)));
 	double coll = C.v < 0.0 ? 1.0 : 0.0;
-	BraxVec P = bv_mask(bv_scale(f, n, lambda), coll);
+	ClDual2 P = cl_dual2_scale(A, coll, cl_dual2_mul(A, n, lambda));
 	Correction normal_a = correction(m, ball_a, P, P, rho_a, qa, 0.5);
-	Correction normal_b = correction(m, ball_b, bv_neg(P), P, rho_b, qb, -0.5);
+	Correction normal_b = correction(m, ball_b, cl_dual2_neg(A, P), P, rho_b, qb, -0.5);
 
 	/* static friction, with coefficient 1 whatever μ (as Brax's two-way pass) */
-	BraxVec before_a = point_before(f, c, pa, qa, m->in_p_prev[a], m->rotation_prev[a]);
-	BraxVec before_b = point_before(f, c, pb, qb, m->in_p_prev[b], m->rotation_prev[b]);
-	BraxVec slip = tangential(f, bv_sub(f, bv_sub(f, c, before_a), bv_sub(f, c, before_b)), n);
-	BraxVec arm_a = bv_sub(f, c, pa), arm_b = bv_sub(f, c, pb);
-	BraxDual slip_norm = bv_safe_norm(f, slip);
-	BraxVec t = bv_div(f, slip, bd_add(f, slip_norm, constant(f, 1e-6)));
-	BraxDual lambda_t =
-		bd_div(f, bd_neg(slip_norm), bd_add(f, weight(f, ball_a, arm_a, t), weight(f, ball_b, arm_b, t)));
+	ClDual2 before_a = point_before(A, c, pa, qa, m->in_p_prev[a], m->rotation_prev[a]);
+	ClDual2 before_b = point_before(A, c, pb, qb, m->in_p_prev[b], m->rotation_prev[b]);
+	ClDual2 slip = tangential(A, cl_dual2_sub(A, cl_dual2_sub(A, c, before_a), cl_dual2_sub(A, c, before_b)), n);
+	ClDual2 arm_a = cl_dual2_sub(A, c, pa), arm_b = cl_dual2_sub(A, c, pb);
+	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
+	ClDual2 t = cl_dual2_div(A, slip, cl_dual_add(A, slip_norm, constant(A, 1e-6)));
+	ClDual lambda_t = cl_dual_div(A, cl_dual_neg(A, slip_norm),
+								  cl_dual_add(A, weight(A, ball_a, arm_a, t), weight(A, ball_b, arm_b, t)));
 	double stick = fabs(lambda_t.v) < fabs(lambda.v) ? 1.0 : 0.0;
-	BraxVec P_t = bv_mask(bv_mask(bv_scale(f, t, lambda_t), stick), coll);
-	Correction total_a = correction_add(f, normal_a, correction(m, ball_a, P_t, P_t, arm_a, qa, 0.5));
-	*b_part = correction_add(f, normal_b, correction(m, ball_b, bv_neg(P_t), bv_neg(P_t), arm_b, qb, 0.5));
+	ClDual2 P_t = cl_dual2_scale(A, coll, cl_dual2_scale(A, stick, cl_dual2_mul(A, t, lambda_t)));
+	Correction total_a = correction_add(A, normal_a, correction(m, ball_a, P_t, P_t, arm_a, qa, 0.5));
+	*b_part =
+		correction_add(A, normal_b, correction(m, ball_b, cl_dual2_neg(A, P_t), cl_dual2_neg(A, P_t), arm_b, qb, 0.5));
 
 	pair->lambda = lambda;
 	if (value_run)
@@ -136,125 +139,129 @@ static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bo
 
 /* The projected state (qp) of a ball and the one right before it (qp_rb). */
 typedef struct Moving {
-	BraxVec p, v, v_before;
-	BraxDual spin, spin_before;
+	ClDual2 p, v, v_before;
+	ClDual spin, spin_before;
 } Moving;
 
 static Moving moving(const BraxModel *m, int i)
 {
-	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], bd_const(m->spin[i])};
+	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], cl_dual_const(&m->arith, m->spin[i])};
 }
 
 /* Dynamic friction: −τ·min(μ|λ|/2h, |v_t|) */
-static BraxVec friction_velocity(const BraxModel *m, BraxVec relative, BraxVec n, BraxDual lambda, BraxVec *tau)
+static ClDual2 friction_velocity(const BraxModel *m, ClDual2 relative, ClDual2 n, ClDual lambda, ClDual2 *tau)
 {
-	bool f = m->f32;
-	BraxVec vt = tangential(f, relative, n);
-	BraxDual vt_norm = bv_safe_norm(f, vt);
-	*tau = bv_div(f, vt, bd_add(f, constant(f, 1e-6), vt_norm));
-	BraxDual cap = bd_div(f, bd_mul(f, bd_const(m->friction), bd_abs(lambda)), bd_const(2.0 * m->h));
-	return bv_scale(f, bv_neg(*tau), bd_min(cap, vt_norm));
+	const ClArith *A = &m->arith;
+	ClDual2 vt = tangential(A, relative, n);
+	ClDual vt_norm = cl_dual2_safe_norm(A, vt);
+	*tau = cl_dual2_div(A, vt, cl_dual_add(A, constant(A, 1e-6), vt_norm));
+	ClDual cap = cl_dual_div(A, cl_dual_mul(A, cl_dual_const(A, m->friction), cl_dual_abs(A, lambda)),
+							 cl_dual_const(A, 2.0 * m->h));
+	return cl_dual2_mul(A, cl_dual2_neg(A, *tau), cl_dual_min_split(A, cap, vt_norm));
 }
 
 /* Restitution: n·(−v_n − min(e·v_n,old, 0)) */
-static BraxVec restitution_velocity(const BraxModel *m, BraxDual vn, BraxDual vn_before, BraxVec n)
+static ClDual2 restitution_velocity(const BraxModel *m, ClDual vn, ClDual vn_before, ClDual2 n)
 {
-	bool f = m->f32;
-	BraxDual target = bd_min(bd_mul(f, bd_const(m->elasticity), vn_before), bd_const(0.0));
-	return bv_scale(f, n, bd_sub(f, bd_neg(vn), target));
+	const ClArith *A = &m->arith;
+	ClDual target =
+		cl_dual_min_split(A, cl_dual_mul(A, cl_dual_const(A, m->elasticity), vn_before), cl_dual_const(A, 0.0));
+	return cl_dual2_mul(A, n, cl_dual_sub(A, cl_dual_neg(A, vn), target));
 }
 
 /* The velocity change P/m and spin change (I⁻¹ ρ) × P of one body. */
-static void add_velocity(BraxModel *m, int ball, int collider, const BraxBall *body, BraxVec P, BraxDual mass,
-						 BraxVec rho)
+static void add_velocity(BraxModel *m, int ball, int collider, const BraxBall *body, ClDual2 P, ClDual mass,
+						 ClDual2 rho)
 {
-	bool f = m->f32;
-	BraxVec arm = bv_scale(f, rho, bd_const(body->inverse_inertia));
-	BraxDual spin = bv_cross(f, arm, P);
-	brax_sums_add(m, ball, collider, bv_div(f, P, mass), &spin, 1);
+	const ClArith *A = &m->arith;
+	ClDual2 arm = cl_dual2_mul(A, rho, cl_dual_const(A, body->inverse_inertia));
+	ClDual spin = brax_cross(A, arm, P);
+	brax_sums_add(m, ball, collider, cl_dual2_div(A, P, mass), &spin, 1);
 }
 
 static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int i = pair->a;
 	const BraxBall *ball = &m->balls[i];
 	Moving s = moving(m, i);
-	BraxVec c = pair->point, n = pair->normal;
-	BraxVec rho = bv_sub(f, c, s.p);
-	BraxVec relative = bv_add(f, s.v, bv_spin(f, s.spin, rho));
-	BraxDual vn = bv_dot(f, relative, n);
-	BraxVec tau;
-	BraxVec dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
-	BraxDual angw = bv_cross(f, rho, tau);
-	BraxDual w = bd_add(f, bd_const(ball->inverse_mass), bd_mul(f, angw, angw));
-	BraxVec p_dyn = bv_div(f, dv_friction, bd_add(f, w, constant(f, 1e-6)));
+	ClDual2 c = pair->point, n = pair->normal;
+	ClDual2 rho = cl_dual2_sub(A, c, s.p);
+	ClDual2 relative = cl_dual2_add(A, s.v, brax_spin(A, s.spin, rho));
+	ClDual vn = cl_dual2_dot(A, relative, n);
+	ClDual2 tau;
+	ClDual2 dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
+	ClDual angw = brax_cross(A, rho, tau);
+	ClDual w = cl_dual_add(A, cl_dual_const(A, ball->inverse_mass), cl_dual_mul(A, angw, angw));
+	ClDual2 p_dyn = cl_dual2_div(A, dv_friction, cl_dual_add(A, w, constant(A, 1e-6)));
 
-	BraxVec relative_before = bv_add(f, s.v_before, bv_spin(f, s.spin_before, rho));
-	BraxDual vn_before = bv_dot(f, relative_before, n);
-	BraxVec dv_rest = restitution_velocity(m, vn, vn_before, n);
-	BraxDual rest_norm = bv_safe_norm(f, dv_rest);
-	BraxVec k = bv_div(f, dv_rest, bd_add(f, rest_norm, constant(f, 1e-6)));
-	BraxDual lambda_rest = bd_div(f, rest_norm, bd_add(f, weight(f, ball, rho, k), constant(f, 1e-6)));
+	ClDual2 relative_before = cl_dual2_add(A, s.v_before, brax_spin(A, s.spin_before, rho));
+	ClDual vn_before = cl_dual2_dot(A, relative_before, n);
+	ClDual2 dv_rest = restitution_velocity(m, vn, vn_before, n);
+	ClDual rest_norm = cl_dual2_safe_norm(A, dv_rest);
+	ClDual2 k = cl_dual2_div(A, dv_rest, cl_dual_add(A, rest_norm, constant(A, 1e-6)));
+	ClDual lambda_rest = cl_dual_div(A, rest_norm, cl_dual_add(A, weight(A, ball, rho, k), constant(A, 1e-6)));
 	double overlap = pair->penetration.v > 0.0 ? 1.0 : 0.0;
 	double sinking = vn_before.v <= 0.0 ? 1.0 : 0.0;
-	BraxVec P = bv_mask(bv_add(f, bv_mask(bv_scale(f, k, lambda_rest), sinking), p_dyn), overlap);
+	ClDual2 P =
+		cl_dual2_scale(A, overlap, cl_dual2_add(A, cl_dual2_scale(A, sinking, cl_dual2_mul(A, k, lambda_rest)), p_dyn));
 	if (value_run && nonzero(P))
 		pair->applied = true;
-	add_velocity(m, i, BRAX_COLLIDER_PLANE, ball, P, bd_const(ball->mass), rho);
+	add_velocity(m, i, BRAX_COLLIDER_PLANE, ball, P, cl_dual_const(A, ball->mass), rho);
 }
 
 /* Two balls; b's velocity change divides by a's mass, as Brax's does. */
 static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
 	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
 	Moving sa = moving(m, a), sb = moving(m, b);
-	BraxVec c = pair->point, n = pair->normal;
-	BraxVec rho_a = bv_sub(f, c, sa.p), rho_b = bv_sub(f, c, sb.p);
-	BraxVec relative = bv_sub(f, bv_add(f, sa.v, bv_spin(f, sa.spin, rho_a)),
-							  bv_add(f, sb.v, bv_spin(f, sb.spin, rho_b)));
-	BraxDual vn = bv_dot(f, relative, n);
-	BraxVec tau;
-	BraxVec dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
-	BraxDual w = bd_add(f, weight(f, ball_a, rho_a, tau), weight(f, ball_b, rho_b, tau));
-	BraxVec p_dyn = bv_div(f, dv_friction, bd_add(f, w, constant(f, 1e-6)));
+	ClDual2 c = pair->point, n = pair->normal;
+	ClDual2 rho_a = cl_dual2_sub(A, c, sa.p), rho_b = cl_dual2_sub(A, c, sb.p);
+	ClDual2 relative = cl_dual2_sub(A, cl_dual2_add(A, sa.v, brax_spin(A, sa.spin, rho_a)),
+									cl_dual2_add(A, sb.v, brax_spin(A, sb.spin, rho_b)));
+	ClDual vn = cl_dual2_dot(A, relative, n);
+	ClDual2 tau;
+	ClDual2 dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
+	ClDual w = cl_dual_add(A, weight(A, ball_a, rho_a, tau), weight(A, ball_b, rho_b, tau));
+	ClDual2 p_dyn = cl_dual2_div(A, dv_friction, cl_dual_add(A, w, constant(A, 1e-6)));
 
-	BraxVec relative_before = bv_sub(f, bv_add(f, sa.v_before, bv_spin(f, sa.spin_before, rho_a)),
-									 bv_add(f, sb.v_before, bv_spin(f, sb.spin_before, rho_b)));
-	BraxDual vn_before = bv_dot(f, relative_before, n);
-	BraxVec dv_rest = restitution_velocity(m, vn, vn_before, n);
-	BraxVec rho_c = bv_sub(f, bv_add(f, c, bv_scale(f, n, pair->penetration)), sb.p);
-	BraxDual rest_norm = bv_safe_norm(f, dv_rest);
-	BraxVec k = bv_div(f, dv_rest, bd_add(f, rest_norm, constant(f, 1e-6)));
-	BraxDual weights = bd_add(f, weight(f, ball_a, rho_a, k), weight(f, ball_b, rho_c, k));
-	BraxDual lambda_rest = bd_div(f, rest_norm, bd_add(f, weights, constant(f, 1e-6)));
+	ClDual2 relative_before = cl_dual2_sub(A, cl_dual2_add(A, sa.v_before, brax_spin(A, sa.spin_before, rho_a)),
+										   cl_dual2_add(A, sb.v_before, brax_spin(A, sb.spin_before, rho_b)));
+	ClDual vn_before = cl_dual2_dot(A, relative_before, n);
+	ClDual2 dv_rest = restitution_velocity(m, vn, vn_before, n);
+	ClDual2 rho_c = cl_dual2_sub(A, cl_dual2_add(A, c, cl_dual2_mul(A, n, pair->penetration)), sb.p);
+	ClDual rest_norm = cl_dual2_safe_norm(A, dv_rest);
+	ClDual2 k = cl_dual2_div(A, dv_rest, cl_dual_add(A, rest_norm, constant(A, 1e-6)));
+	ClDual weights = cl_dual_add(A, weight(A, ball_a, rho_a, k), weight(A, ball_b, rho_c, k));
+	ClDual lambda_rest = cl_dual_div(A, rest_norm, cl_dual_add(A, weights, constant(A, 1e-6)));
 	double overlap = pair->penetration.v > 0.0 ? 1.0 : 0.0;
 	double sinking = vn_before.v <= 0.0 ? 1.0 : 0.0;
-	BraxVec P = bv_mask(bv_add(f, bv_mask(bv_scale(f, k, lambda_rest), sinking), p_dyn), overlap);
+	ClDual2 P =
+		cl_dual2_scale(A, overlap, cl_dual2_add(A, cl_dual2_scale(A, sinking, cl_dual2_mul(A, k, lambda_rest)), p_dyn));
 	if (value_run && nonzero(P))
 		pair->applied = true;
-	add_velocity(m, a, BRAX_COLLIDER_SPHERE, ball_a, P, bd_const(ball_a->mass), rho_a);
+	add_velocity(m, a, BRAX_COLLIDER_SPHERE, ball_a, P, cl_dual_const(A, ball_a->mass), rho_a);
 	/* b's part is added after every a part: store it */
-	BraxVec arm_b = bv_scale(f, rho_b, bd_const(ball_b->inverse_inertia));
-	pair->b_linear = bv_div(f, bv_neg(P), bd_const(ball_a->mass));
-	pair->b_angular[0] = bv_cross(f, arm_b, bv_neg(P));
+	ClDual2 arm_b = cl_dual2_mul(A, rho_b, cl_dual_const(A, ball_b->inverse_inertia));
+	pair->b_linear = cl_dual2_div(A, cl_dual2_neg(A, P), cl_dual_const(A, ball_a->mass));
+	pair->b_angular[0] = brax_cross(A, arm_b, cl_dual2_neg(A, P));
 }
 
 void brax_pbd_collide(BraxModel *m, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int nb = m->ball_count;
 	/* contact frames before the correction; the velocity pass reuses them */
 	for (int k = 0; k < m->pair_count; k++) {
 		BraxPair *pair = &m->pairs[k];
 		if (pair->b < 0)
-			brax_plane_contact(m, pair->a, -1 - pair->b, m->in_p[pair->a], &pair->point, &pair->normal,
+			brax_plane_contact(m, A, pair->a, -1 - pair->b, m->in_p[pair->a], &pair->point, &pair->normal,
 							   &pair->penetration);
 		else
-			brax_sphere_contact(m, pair->a, pair->b, m->in_p[pair->a], m->in_p[pair->b], &pair->point,
-								&pair->normal, &pair->penetration);
+			brax_sphere_contact(m, A, pair->a, pair->b, m->in_p[pair->a], m->in_p[pair->b], &pair->point, &pair->normal,
+								&pair->penetration);
 	}
 
 	/* position pass, averaged per body (ε 1e-6), q not renormalised */
@@ -277,12 +284,14 @@ void brax_pbd_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 2);
 	}
 	for (int i = 0; i < nb; i++) {
-		BraxDual dq[2];
-		BraxVec dp = brax_sums_total(m, i, 1e-6, dq, 2);
+		ClDual dq[2];
+		ClDual2 dp = brax_sums_total(m, i, 1e-6, dq, 2);
 		BraxQuat q = m->rotation[i];
-		m->out_p[i] = bv_add(f, m->in_p[i], dp);
-		BraxDualQuat corrected = {bd_add(f, bd_const(q.w), dq[0]), bd_add(f, bd_const(q.y), dq[1])}, projected;
-		brax_pbd_project(m, m->out_p[i], m->in_p_prev[i], corrected, m->rotation_prev[i], &m->out_v[i], &projected,
+		m->out_p[i] = cl_dual2_add(A, m->in_p[i], dp);
+		BraxDualQuat corrected = {cl_dual_add(A, cl_dual_const(A, q.w), dq[0]),
+								  cl_dual_add(A, cl_dual_const(A, q.y), dq[1])},
+					 projected;
+		brax_pbd_project(m, A, m->out_p[i], m->in_p_prev[i], corrected, m->rotation_prev[i], &m->out_v[i], &projected,
 						 &m->out_spin[i]);
 		m->out_rotation[i] = (BraxQuat){projected.w.v, projected.y.v};
 	}
@@ -302,9 +311,9 @@ void brax_pbd_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 1);
 	}
 	for (int i = 0; i < nb; i++) {
-		BraxDual spin;
-		BraxVec dv = brax_sums_total(m, i, 1e-6, &spin, 1);
-		m->out_v[i] = bv_add(f, m->out_v[i], dv);
-		m->out_spin[i] = bd_add(f, m->out_spin[i], spin);
+		ClDual spin;
+		ClDual2 dv = brax_sums_total(m, i, 1e-6, &spin, 1);
+		m->out_v[i] = cl_dual2_add(A, m->out_v[i], dv);
+		m->out_spin[i] = cl_dual_add(A, m->out_spin[i], spin);
 	}
 }

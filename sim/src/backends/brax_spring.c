@@ -4,53 +4,57 @@
 
 /* What body.impulse(qp, impulse, pos) gives: Δv = impulse/m, Δω = I⁻¹·((pos − p) × impulse). */
 typedef struct Impulse {
-	BraxVec linear;
-	BraxDual angular;
+	ClDual2 linear;
+	ClDual angular;
 } Impulse;
 
-static Impulse body_impulse(bool f, const BraxBall *body, BraxVec p, BraxVec impulse, BraxVec point)
+static Impulse body_impulse(const ClArith *A, const BraxBall *body, ClDual2 p, ClDual2 impulse, ClDual2 point)
 {
-	BraxDual torque = bv_cross(f, bv_sub(f, point, p), impulse);
-	return (Impulse){bv_div(f, impulse, bd_const(body->mass)), bd_mul(f, bd_const(body->inverse_inertia), torque)};
+	ClDual torque = brax_cross(A, cl_dual2_sub(A, point, p), impulse);
+	return (Impulse){cl_dual2_div(A, impulse, cl_dual_const(A, body->mass)),
+					 cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), torque)};
 }
 
 /* dp_n·apply_n + dp_d·apply_d */
-static Impulse combine(bool f, Impulse normal, double apply_n, Impulse drag, double apply_d)
+static Impulse combine(const ClArith *A, Impulse normal, double apply_n, Impulse drag, double apply_d)
 {
-	return (Impulse){bv_add(f, bv_mask(normal.linear, apply_n), bv_mask(drag.linear, apply_d)),
-					 bd_add(f, bd_mask(normal.angular, apply_n), bd_mask(drag.angular, apply_d))};
+	return (Impulse){
+		cl_dual2_add(A, cl_dual2_scale(A, apply_n, normal.linear), cl_dual2_scale(A, apply_d, drag.linear)),
+		cl_dual_add(A, cl_dual_scale(A, apply_n, normal.angular), cl_dual_scale(A, apply_d, drag.angular))};
 }
 
 /* Ball against a frozen plane. */
 static void plane_pair(BraxModel *m, BraxPair *pair, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int i = pair->a;
 	const BraxBall *ball = &m->balls[i];
-	BraxVec p = m->in_p[i], v = m->in_v[i];
-	BraxVec c, n;
-	BraxDual d;
-	brax_plane_contact(m, i, -1 - pair->b, p, &c, &n, &d);
-	BraxVec rho = bv_sub(f, c, p);
-	BraxVec velocity = bv_add(f, v, bv_spin(f, bd_const(m->spin[i]), rho));
-	BraxDual baumgarte = bd_mul(f, bd_const(m->erp_rate), d);
-	BraxDual vn = bv_dot(f, n, velocity);
-	BraxDual temp = bd_mul(f, bd_const(ball->inverse_inertia), bv_cross(f, rho, n));
-	BraxDual angular = bv_dot(f, n, bv_spin(f, temp, rho));
-	BraxDual weight = bd_add(f, bd_const(ball->inverse_mass), angular);
-	BraxDual target = bd_add(f, bd_mul(f, bd_const(-brax_round(f, 1.0 + m->elasticity)), vn), baumgarte);
-	BraxDual impulse = bd_div(f, target, weight);
-	Impulse normal = body_impulse(f, ball, p, bv_scale(f, n, impulse), c);
+	ClDual2 p = m->in_p[i], v = m->in_v[i];
+	ClDual2 c, n;
+	ClDual d;
+	brax_plane_contact(m, A, i, -1 - pair->b, p, &c, &n, &d);
+	ClDual2 rho = cl_dual2_sub(A, c, p);
+	ClDual2 velocity = cl_dual2_add(A, v, brax_spin(A, cl_dual_const(A, m->spin[i]), rho));
+	ClDual baumgarte = cl_dual_mul(A, cl_dual_const(A, m->erp_rate), d);
+	ClDual vn = cl_dual2_dot(A, n, velocity);
+	ClDual temp = cl_dual_mul(A, cl_dual_const(A, ball->inverse_inertia), brax_cross(A, rho, n));
+	ClDual angular = cl_dual2_dot(A, n, brax_spin(A, temp, rho));
+	ClDual weight = cl_dual_add(A, cl_dual_const(A, ball->inverse_mass), angular);
+	ClDual target =
+		cl_dual_add(A, cl_dual_mul(A, cl_dual_const(A, -cl_arith_round(A, 1.0 + m->elasticity)), vn), baumgarte);
+	ClDual impulse = cl_dual_div(A, target, weight);
+	Impulse normal = body_impulse(A, ball, p, cl_dual2_mul(A, n, impulse), c);
 
-	BraxVec slip = bv_sub(f, velocity, bv_scale(f, n, vn));
-	BraxDual slip_norm = bv_safe_norm(f, slip);
-	BraxDual drag = bd_min(bd_div(f, slip_norm, weight), bd_mul(f, bd_const(m->friction), impulse));
-	BraxVec direction = bv_div(f, slip, bd_add(f, bd_const(brax_round(f, 1e-6)), slip_norm));
-	Impulse friction = body_impulse(f, ball, p, bv_scale(f, direction, bd_neg(drag)), c);
+	ClDual2 slip = cl_dual2_sub(A, velocity, cl_dual2_mul(A, n, vn));
+	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
+	ClDual drag =
+		cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, cl_dual_const(A, m->friction), impulse));
+	ClDual2 direction = cl_dual2_div(A, slip, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), slip_norm));
+	Impulse friction = body_impulse(A, ball, p, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
 
 	double apply_n = d.v > 0.0 && vn.v < 0.0 && impulse.v > 0.0 ? 1.0 : 0.0;
-	double apply_d = apply_n * (slip_norm.v > brax_round(f, 0.01) ? 1.0 : 0.0);
-	Impulse total = combine(f, normal, apply_n, friction, apply_d);
+	double apply_d = apply_n * (slip_norm.v > cl_arith_round(A, 0.01) ? 1.0 : 0.0);
+	Impulse total = combine(A, normal, apply_n, friction, apply_d);
 	if (value_run)
 		pair->applied = total.linear.x.v != 0.0 || total.linear.y.v != 0.0;
 	brax_sums_add(m, i, BRAX_COLLIDER_PLANE, total.linear, &total.angular, 1);
@@ -59,40 +63,42 @@ static void plane_pair(BraxModel *m, BraxPair *pair, bool value_run)
 /* Two balls; the drag on b uses a's mass and inertia, as Brax's does. */
 static void sphere_pair(BraxModel *m, BraxPair *pair, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
 	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
-	BraxVec pa = m->in_p[a], pb = m->in_p[b];
-	BraxVec c, n;
-	BraxDual d;
-	brax_sphere_contact(m, a, b, pa, pb, &c, &n, &d);
-	BraxVec rho_a = bv_sub(f, c, pa), rho_b = bv_sub(f, c, pb);
-	BraxVec velocity = bv_sub(f, bv_add(f, m->in_v[a], bv_spin(f, bd_const(m->spin[a]), rho_a)),
-							  bv_add(f, m->in_v[b], bv_spin(f, bd_const(m->spin[b]), rho_b)));
-	BraxDual baumgarte = bd_mul(f, bd_const(m->erp_rate), d);
-	BraxDual vn = bv_dot(f, n, velocity);
-	BraxDual temp_a = bd_mul(f, bd_const(ball_a->inverse_inertia), bv_cross(f, rho_a, n));
-	BraxDual temp_b = bd_mul(f, bd_const(ball_b->inverse_inertia), bv_cross(f, rho_b, n));
-	BraxDual angular = bv_dot(f, n, bv_add(f, bv_spin(f, temp_a, rho_a), bv_spin(f, temp_b, rho_b)));
-	BraxDual weight = bd_add(
-		f, bd_add(f, bd_const(ball_a->inverse_mass), bd_const(ball_b->inverse_mass)), angular);
-	BraxDual target = bd_add(f, bd_mul(f, bd_const(-brax_round(f, 1.0 + m->elasticity)), vn), baumgarte);
-	BraxDual impulse = bd_div(f, target, weight);
-	BraxVec jn = bv_scale(f, n, impulse);
-	Impulse normal_a = body_impulse(f, ball_a, pa, jn, c);
-	Impulse normal_b = body_impulse(f, ball_b, pb, bv_scale(f, n, bd_neg(impulse)), c);
+	ClDual2 pa = m->in_p[a], pb = m->in_p[b];
+	ClDual2 c, n;
+	ClDual d;
+	brax_sphere_contact(m, A, a, b, pa, pb, &c, &n, &d);
+	ClDual2 rho_a = cl_dual2_sub(A, c, pa), rho_b = cl_dual2_sub(A, c, pb);
+	ClDual2 velocity = cl_dual2_sub(A, cl_dual2_add(A, m->in_v[a], brax_spin(A, cl_dual_const(A, m->spin[a]), rho_a)),
+									cl_dual2_add(A, m->in_v[b], brax_spin(A, cl_dual_const(A, m->spin[b]), rho_b)));
+	ClDual baumgarte = cl_dual_mul(A, cl_dual_const(A, m->erp_rate), d);
+	ClDual vn = cl_dual2_dot(A, n, velocity);
+	ClDual temp_a = cl_dual_mul(A, cl_dual_const(A, ball_a->inverse_inertia), brax_cross(A, rho_a, n));
+	ClDual temp_b = cl_dual_mul(A, cl_dual_const(A, ball_b->inverse_inertia), brax_cross(A, rho_b, n));
+	ClDual angular = cl_dual2_dot(A, n, cl_dual2_add(A, brax_spin(A, temp_a, rho_a), brax_spin(A, temp_b, rho_b)));
+	ClDual weight = cl_dual_add(
+		A, cl_dual_add(A, cl_dual_const(A, ball_a->inverse_mass), cl_dual_const(A, ball_b->inverse_mass)), angular);
+	ClDual target =
+		cl_dual_add(A, cl_dual_mul(A, cl_dual_const(A, -cl_arith_round(A, 1.0 + m->elasticity)), vn), baumgarte);
+	ClDual impulse = cl_dual_div(A, target, weight);
+	ClDual2 jn = cl_dual2_mul(A, n, impulse);
+	Impulse normal_a = body_impulse(A, ball_a, pa, jn, c);
+	Impulse normal_b = body_impulse(A, ball_b, pb, cl_dual2_mul(A, n, cl_dual_neg(A, impulse)), c);
 
-	BraxVec slip = bv_sub(f, velocity, bv_scale(f, n, vn));
-	BraxDual slip_norm = bv_safe_norm(f, slip);
-	BraxDual drag = bd_min(bd_div(f, slip_norm, weight), bd_mul(f, bd_const(m->friction), impulse));
-	BraxVec direction = bv_div(f, slip, bd_add(f, bd_const(brax_round(f, 1e-6)), slip_norm));
-	Impulse friction_a = body_impulse(f, ball_a, pa, bv_scale(f, direction, bd_neg(drag)), c);
-	Impulse friction_b = body_impulse(f, ball_a, pb, bv_scale(f, direction, drag), c);
+	ClDual2 slip = cl_dual2_sub(A, velocity, cl_dual2_mul(A, n, vn));
+	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
+	ClDual drag =
+		cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, cl_dual_const(A, m->friction), impulse));
+	ClDual2 direction = cl_dual2_div(A, slip, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), slip_norm));
+	Impulse friction_a = body_impulse(A, ball_a, pa, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
+	Impulse friction_b = body_impulse(A, ball_a, pb, cl_dual2_mul(A, direction, drag), c);
 
 	double apply_n = d.v > 0.0 && vn.v < 0.0 && impulse.v > 0.0 ? 1.0 : 0.0;
-	double apply_d = apply_n * (slip_norm.v > brax_round(f, 0.01) ? 1.0 : 0.0);
-	Impulse total_a = combine(f, normal_a, apply_n, friction_a, apply_d);
-	Impulse total_b = combine(f, normal_b, apply_n, friction_b, apply_d);
+	double apply_d = apply_n * (slip_norm.v > cl_arith_round(A, 0.01) ? 1.0 : 0.0);
+	Impulse total_a = combine(A, normal_a, apply_n, friction_a, apply_d);
+	Impulse total_b = combine(A, normal_b, apply_n, friction_b, apply_d);
 	if (value_run)
 		pair->applied = total_a.linear.x.v != 0.0 || total_a.linear.y.v != 0.0 || total_b.linear.x.v != 0.0 ||
 						total_b.linear.y.v != 0.0;
@@ -103,7 +109,7 @@ static void sphere_pair(BraxModel *m, BraxPair *pair, bool value_run)
 
 void brax_spring_collide(BraxModel *m, bool value_run)
 {
-	bool f = m->f32;
+	const ClArith *A = &m->arith;
 	brax_sums_clear(m);
 	for (int k = 0; k < m->pair_count; k++) {
 		BraxPair *pair = &m->pairs[k];
@@ -119,11 +125,11 @@ void brax_spring_collide(BraxModel *m, bool value_run)
 			brax_sums_add(m, pair->b, BRAX_COLLIDER_SPHERE, pair->b_linear, pair->b_angular, 1);
 	}
 	for (int i = 0; i < m->ball_count; i++) {
-		BraxDual spin;
-		BraxVec dv = brax_sums_total(m, i, 1e-8, &spin, 1);
+		ClDual spin;
+		ClDual2 dv = brax_sums_total(m, i, 1e-8, &spin, 1);
 		m->out_p[i] = m->in_p[i];
-		m->out_v[i] = bv_add(f, m->in_v[i], dv);
-		m->out_spin[i] = bd_add(f, bd_const(m->spin[i]), spin);
+		m->out_v[i] = cl_dual2_add(A, m->in_v[i], dv);
+		m->out_spin[i] = cl_dual_add(A, cl_dual_const(A, m->spin[i]), spin);
 		m->out_rotation[i] = m->rotation[i];
 	}
 }

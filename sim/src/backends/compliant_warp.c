@@ -3,7 +3,7 @@
  * force with Coulomb friction, evaluated at the start-of-step state, then
  * semi-implicit Euler. One general kernel covers the paper's three:
  * Task 1 and Task 3 are the damping = 0, μ = 0 case of Task 2's. */
-#include "warp_dual.h"
+#include "warp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,7 @@ typedef struct CompliantWork {
 	/* Task 2's kernel tests err < 0, Tasks 1 and 3's (springs only) err ≤ 0 */
 	bool strict;
 	double dt, stiffness, damping, friction, slip_threshold, gravity[2];
-	double *radius, *inverse_mass; /* per ball, in working precision */
-	double *normal, *offset;       /* per wall: n (2) and −n·p */
+	WarpBodies bodies;
 	unsigned char *touching;       /* balls × (walls + balls): in contact last step */
 	int *partner;                  /* per ball: the balls it touches this step */
 	double *partner_force;         /* per partner: d f / d (x_j, v_j), 2×4 */
@@ -33,18 +32,14 @@ static void *compliant_create(const ClScene *scene, const double *params)
 	if (!W)
 		abort();
 	int nb = scene->ball_count, nw = scene->wall_count;
-	size_t nb1 = (size_t)nb + 1, nw1 = (size_t)nw + 1;
+	size_t nb1 = (size_t)nb + 1;
 	W->balls = nb;
 	W->walls = nw;
-	W->radius = calloc(nb1, sizeof(double));
-	W->inverse_mass = calloc(nb1, sizeof(double));
-	W->normal = calloc(2 * nw1, sizeof(double));
-	W->offset = calloc(nw1, sizeof(double));
+	warp_bodies_create(&W->bodies, scene);
 	W->touching = calloc(nb1 * ((size_t)nw + nb1), 1);
 	W->partner = calloc(nb1, sizeof(int));
 	W->partner_force = calloc(8 * nb1, sizeof(double));
-	if (!W->radius || !W->inverse_mass || !W->normal || !W->offset || !W->touching || !W->partner ||
-		!W->partner_force)
+	if (!W->touching || !W->partner || !W->partner_force)
 		abort();
 	return W;
 }
@@ -54,10 +49,7 @@ static void compliant_destroy(void *workspace)
 	CompliantWork *W = workspace;
 	if (!W)
 		return;
-	free(W->radius);
-	free(W->inverse_mass);
-	free(W->normal);
-	free(W->offset);
+	warp_bodies_destroy(&W->bodies);
 	free(W->touching);
 	free(W->partner);
 	free(W->partner_force);
@@ -79,16 +71,7 @@ static void compliant_prepare(CompliantWork *W, const ClStepContext *ctx)
 	W->gravity[0] = cl_round(f32, scene->gravity.x);
 	W->gravity[1] = cl_round(f32, scene->gravity.y);
 	W->strict = W->damping > 0.0 || W->friction > 0.0;
-	for (int i = 0; i < W->balls; i++) {
-		W->radius[i] = cl_round(f32, scene->balls[i].radius);
-		W->inverse_mass[i] = cl_round(f32, 1.0 / scene->balls[i].mass);
-	}
-	for (int k = 0; k < W->walls; k++) {
-		const ClWall *wall = &scene->walls[k];
-		W->normal[2 * k] = cl_round(f32, wall->normal.x);
-		W->normal[2 * k + 1] = cl_round(f32, wall->normal.y);
-		W->offset[k] = cl_round(f32, -(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
-	}
+	warp_bodies_prepare(&W->bodies, scene, f32);
 	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
 }
 
@@ -100,22 +83,22 @@ static bool in_contact(const CompliantWork *W, double err)
 /* The contact force for unit normal n (pointing to this ball), penetration
  * err < 0 and relative velocity v: f_n = err·k_n + min(v_n, 0)·k_d (negative),
  * friction −t̂·μ|f_n| when |v_t| > 1e-6, normal force −n·f_n. */
-static void spring_damper(const WdArith *A, const CompliantWork *W, Wd2 n, Wd err, Wd2 v, Wd2 *friction,
-						  bool *slips, Wd2 *normal)
+static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, ClDual err, ClDual2 v, ClDual2 *friction,
+						  bool *slips, ClDual2 *normal)
 {
-	Wd zero = wd_const(A, 0.0);
-	Wd vn = wd2_dot(A, n, v);
-	Wd fn = wd_add(A, wd_mul(A, err, wd_const(A, W->stiffness)),
-				   wd_mul(A, wd_min(vn, zero), wd_const(A, W->damping)));
-	Wd2 vt = wd2_sub(A, v, wd2_scale(A, n, vn));
-	Wd vs = wd2_length(A, vt);
+	ClDual zero = cl_dual_const(A, 0.0);
+	ClDual vn = cl_dual2_dot(A, n, v);
+	ClDual fn = cl_dual_add(A, cl_dual_mul(A, err, cl_dual_const(A, W->stiffness)),
+							cl_dual_mul(A, cl_dual_min_second(vn, zero), cl_dual_const(A, W->damping)));
+	ClDual2 vt = cl_dual2_sub(A, v, cl_dual2_mul(A, n, vn));
+	ClDual vs = cl_dual2_length(A, vt);
 	*slips = vs.v > W->slip_threshold;
 	if (*slips) {
-		Wd2 tangent = wd2_div(A, vt, vs);
-		Wd ft = wd_mul(A, wd_const(A, W->friction), wd_abs(A, fn));
-		*friction = wd2_scale(A, wd2_neg(A, tangent), ft);
+		ClDual2 tangent = cl_dual2_div(A, vt, vs);
+		ClDual ft = cl_dual_mul(A, cl_dual_const(A, W->friction), cl_dual_abs(A, fn));
+		*friction = cl_dual2_mul(A, cl_dual2_neg(A, tangent), ft);
 	}
-	*normal = wd2_scale(A, wd2_neg(A, n), fn);
+	*normal = cl_dual2_mul(A, cl_dual2_neg(A, n), fn);
 }
 
 /* Explicit integration of a contact spring k with one-sided damper k_d over
@@ -153,17 +136,17 @@ static void note_contact(ClStepContext *ctx, CompliantWork *W, int ball, int slo
 /* f += contact force; the Jacobian of f w.r.t. this ball's (x, v) goes to own,
  * w.r.t. the other ball's to other (NULL for a wall). Friction is added
  * before the normal force, as Warp's kernel did. */
-static void accumulate(const WdArith *A, double f[2], double own[8], double *other, const Wd2 *friction, bool slips,
-					   const Wd2 *normal)
+static void accumulate(const ClArith *A, double f[2], double own[8], double *other, const ClDual2 *friction, bool slips,
+					   const ClDual2 *normal)
 {
 	for (int pass = slips ? 0 : 1; pass < 2; pass++) {
-		const Wd2 *term = pass == 0 ? friction : normal;
-		const Wd *c[2] = {&term->x, &term->y};
+		const ClDual2 *term = pass == 0 ? friction : normal;
+		const ClDual *c[2] = {&term->x, &term->y};
 		for (int r = 0; r < 2; r++) {
 			f[r] = cl_round(A->f32, f[r] + c[r]->v);
-			for (int k = 0; k < A->n && k < SEEDS_PLANE; k++)
+			for (int k = 0; k < A->slots && k < SEEDS_PLANE; k++)
 				own[4 * r + k] += c[r]->d[k];
-			for (int k = SEEDS_PLANE; k < A->n; k++)
+			for (int k = SEEDS_PLANE; k < A->slots; k++)
 				other[4 * r + k - SEEDS_PLANE] += c[r]->d[k];
 		}
 	}
@@ -184,52 +167,54 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		double x[2] = {cl_round(f32, si[0]), cl_round(f32, si[1])};
 		double v[2] = {cl_round(f32, si[2]), cl_round(f32, si[3])};
 		double f[2] = {cl_round(f32, u[2 * i]), cl_round(f32, u[2 * i + 1])};
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		double own[8] = {0}; /* d f / d (x_i, v_i), 2×4 */
 		int partners = 0;
 
-		WdArith plane = {f32, tape ? SEEDS_PLANE : 0};
+		ClArith plane = {f32, tape ? SEEDS_PLANE : 0};
 		for (int k = 0; k < W->walls; k++) {
-			bool active = in_contact(W, wd_plane_gap(f32, W->offset[k], W->normal + 2 * k, x[0], x[1], W->radius[i]));
+			bool active = in_contact(
+				W, warp_plane_gap(f32, W->bodies.offset[k], W->bodies.normal + 2 * k, x[0], x[1], W->bodies.radius[i]));
 			note_contact(ctx, W, i, k, active);
 			if (!active)
 				continue;
-			Wd2 xi = wd2_seed(&plane, x[0], x[1], SEED_X), vi = wd2_seed(&plane, v[0], v[1], SEED_V);
-			Wd2 n = wd2_const(&plane, W->normal[2 * k], W->normal[2 * k + 1]);
-			Wd err = wd_sub(&plane, wd_add(&plane, wd_const(&plane, W->offset[k]), wd2_dot(&plane, xi, n)),
-							wd_const(&plane, W->radius[i]));
+			ClDual2 xi = cl_dual2_input(&plane, x[0], x[1], SEED_X), vi = cl_dual2_input(&plane, v[0], v[1], SEED_V);
+			ClDual2 n = cl_dual2_const(&plane, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
+			ClDual err = cl_dual_sub(
+				&plane, cl_dual_add(&plane, cl_dual_const(&plane, W->bodies.offset[k]), cl_dual2_dot(&plane, xi, n)),
+				cl_dual_const(&plane, W->bodies.radius[i]));
 			check_stable(ctx, W, w, i, -1 - k);
-			Wd2 friction, normal;
+			ClDual2 friction, normal;
 			bool slips;
 			spring_damper(&plane, W, n, err, vi, &friction, &slips, &normal);
 			accumulate(&plane, f, own, NULL, &friction, slips, &normal);
 		}
 
-		WdArith pair = {f32, tape ? SEEDS_PAIR : 0};
+		ClArith pair = {f32, tape ? SEEDS_PAIR : 0};
 		for (int j = 0; j < W->balls; j++) {
 			if (j == i)
 				continue;
 			const double *sj = s + 4 * j;
-			double radii = cl_round(f32, W->radius[i] + W->radius[j]);
+			double radii = cl_round(f32, W->bodies.radius[i] + W->bodies.radius[j]);
 			double xj[2] = {cl_round(f32, sj[0]), cl_round(f32, sj[1])};
-			bool active = in_contact(W, wd_pair_gap(f32, x[0], x[1], xj[0], xj[1], radii));
+			bool active = in_contact(W, warp_pair_gap(f32, x[0], x[1], xj[0], xj[1], radii));
 			note_contact(ctx, W, i, W->walls + j, active);
 			if (!active)
 				continue;
-			Wd2 xs = wd2_seed(&pair, x[0], x[1], SEED_X), vs = wd2_seed(&pair, v[0], v[1], SEED_V);
-			Wd2 xo = wd2_seed(&pair, xj[0], xj[1], SEED_OTHER);
-			Wd2 delta = wd2_sub(&pair, xs, xo);
-			Wd d = wd2_length(&pair, delta);
-			Wd err = wd_sub(&pair, d, wd_const(&pair, radii));
-			check_stable(ctx, W, w + W->inverse_mass[j], i, j);
-			Wd2 vo = wd2_seed(&pair, cl_round(f32, sj[2]), cl_round(f32, sj[3]), SEED_OTHER + 2);
-			Wd2 n = wd2_div(&pair, delta, d);
-			Wd2 friction, normal;
+			ClDual2 xs = cl_dual2_input(&pair, x[0], x[1], SEED_X), vs = cl_dual2_input(&pair, v[0], v[1], SEED_V);
+			ClDual2 xo = cl_dual2_input(&pair, xj[0], xj[1], SEED_OTHER);
+			ClDual2 delta = cl_dual2_sub(&pair, xs, xo);
+			ClDual d = cl_dual2_length(&pair, delta);
+			ClDual err = cl_dual_sub(&pair, d, cl_dual_const(&pair, radii));
+			check_stable(ctx, W, w + W->bodies.inverse_mass[j], i, j);
+			ClDual2 vo = cl_dual2_input(&pair, cl_round(f32, sj[2]), cl_round(f32, sj[3]), SEED_OTHER + 2);
+			ClDual2 n = cl_dual2_div(&pair, delta, d);
+			ClDual2 friction, normal;
 			bool slips;
 			double *other = W->partner_force + 8 * partners;
 			memset(other, 0, 8 * sizeof(double));
 			W->partner[partners++] = j;
-			spring_damper(&pair, W, n, err, wd2_sub(&pair, vs, vo), &friction, &slips, &normal);
+			spring_damper(&pair, W, n, err, cl_dual2_sub(&pair, vs, vo), &friction, &slips, &normal);
 			accumulate(&pair, f, own, other, &friction, slips, &normal);
 		}
 

@@ -11,7 +11,7 @@
  * (Lawson–Hanson) solve for contacts that share a ball and interact.
  */
 #include "../core.h"
-#include "contact_dual.h"
+#include "predicted_contact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,20 +58,6 @@ typedef struct ConvexRule {
 	double mu;
 } ConvexRule;
 
-static void *grow(void *data, int *capacity, int needed, size_t item)
-{
-	if (needed <= *capacity)
-		return data;
-	int capacity_new = *capacity ? *capacity : 16;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	void *data_new = realloc(data, (size_t)capacity_new * item);
-	if (!data_new)
-		abort();
-	*capacity = capacity_new;
-	return data_new;
-}
-
 static void *convex_create(const ClScene *scene, const double *params)
 {
 	(void)params;
@@ -96,33 +82,16 @@ static void convex_destroy(void *workspace)
 
 /* ------------------------------------------------------------ detection */
 
-/* min(τ − dt, 0) with τ = gap / min(−10⁻³, s), both Python min(): the first
- * argument on ties, and the integer 0 (no derivative) when τ − dt > 0. */
-static ClDual toi_shift(const ClArith *m, const ConvexRule *rule, ClDual gap, ClDual normal_speed)
-{
-	ClDual denominator = normal_speed.v < rule->clamp ? normal_speed : cl_dual_const(rule->clamp);
-	ClDual shift = cl_dual_sub(m, cl_dual_div(m, gap, denominator), cl_dual_const(rule->dt));
-	return shift.v <= 0.0 ? shift : cl_dual_const(0.0);
-}
-
 /* Ball a against a plane: predicted gap n·(x + v·dt − point) < r and
  * approaching (s = n·v < 0). Sets the contact's normal, w and shift. */
 static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double *state, double radius,
 						 const ClWall *wall, ConvexContact *c)
 {
-	ClDual b[4];
-	cl_dual_ball(m, state, 0, b);
-	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
-	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
-	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
-	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(cl_arith_round(m, wall->point.x)));
-	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(cl_arith_round(m, wall->point.y)));
-	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
-	if (!(distance.v < radius))
+	ClDual b[4], distance, normal_speed;
+	double n[2];
+	if (!cl_predicted_wall_contact(m, rule->dt, state, radius, wall, b, n, &distance, &normal_speed))
 		return false;
-	ClDual normal_speed = cl_dual_add(m, cl_dual_scale(m, nx, b[2]), cl_dual_scale(m, ny, b[3]));
-	if (!(normal_speed.v < 0.0))
-		return false;
+	double nx = n[0], ny = n[1];
 	c->n[0] = nx;
 	c->n[1] = ny;
 	c->t[0] = -ny;
@@ -132,7 +101,8 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx * b[2].v + ny * b[3].v;
 	c->w_double[1] = -ny * b[2].v + nx * b[3].v;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(radius)), normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, radius)),
+								normal_speed);
 	return true;
 }
 
@@ -141,17 +111,10 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double *state_a, const double *state_b,
 						 double reach, ConvexContact *c)
 {
-	ClDual a[4], b[4];
-	cl_dual_ball(m, state_a, 0, a);
-	cl_dual_ball(m, state_b, 4, b);
-	ClDual dx = cl_dual_sub(m, cl_dual_add(m, a[0], cl_dual_scale(m, rule->dt, a[2])),
-							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
-	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
-							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
-	ClDual distance = cl_dual_sqrt(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
-	if (!(distance.v < reach))
+	ClDual a[4], b[4], delta[2], distance;
+	if (!cl_predicted_pair_contact(m, rule->dt, state_a, state_b, reach, a, b, delta, &distance))
 		return false;
-	ClDual nx = cl_dual_div(m, dx, distance), ny = cl_dual_div(m, dy, distance);
+	ClDual nx = cl_dual_div_expanded(m, delta[0], distance), ny = cl_dual_div_expanded(m, delta[1], distance);
 	ClDual wx = cl_dual_sub(m, a[2], b[2]), wy = cl_dual_sub(m, a[3], b[3]);
 	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, wx), cl_dual_mul(m, ny, wy));
 	if (!(normal_speed.v < 0.0))
@@ -166,7 +129,8 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx.v * vx + ny.v * vy;
 	c->w_double[1] = -ny.v * vx + nx.v * vy;
 	if (rule->toi)
-		c->shift = toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(reach)), normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, reach)),
+								normal_speed);
 	return true;
 }
 
@@ -290,7 +254,7 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 {
 	int per = rule->mu > 0.0 ? 2 : 1, n = per * count;
 	/* scratch: H, H_PP, its factor (n² each); c, λ, gradient, passive, rhs (n each) */
-	ws->solver = grow(ws->solver, &ws->solver_capacity, 3 * n * n + 5 * n, sizeof(double));
+	ws->solver = cl_grow(ws->solver, &ws->solver_capacity, 3 * n * n + 5 * n, sizeof(double));
 	double *H = ws->solver, *A = H + n * n, *L = A + n * n, *c = L + n * n, *lambda = c + n;
 	double *gradient = lambda + n, *passive = gradient + n, *rhs = passive + n;
 	int *index = ws->members + count; /* passive generators, compacted (the caller sized it) */
@@ -384,7 +348,7 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 			A[r * p + q] = H[index[r] * n + index[q]];
 	if (p > 0 && !cholesky(A, p, L))
 		return false;
-	ws->couplings = grow(ws->couplings, &ws->coupling_capacity, *coupling_count + count * count,
+	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + count * count,
 						 sizeof *ws->couplings);
 	for (int k = 0; k < count; k++) {
 		ConvexContact *ck = &ws->contacts[members[k]];
@@ -431,7 +395,7 @@ static void solve_single(ConvexWorkspace *ws, const ConvexRule *rule, int k, int
 	cone_projection(rule->mu, p, f, Q);
 	c->f[0] = cl_arith_round(&rule->value, f[0]);
 	c->f[1] = cl_arith_round(&rule->value, f[1]);
-	ws->couplings = grow(ws->couplings, &ws->coupling_capacity, *coupling_count + 1, sizeof *ws->couplings);
+	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + 1, sizeof *ws->couplings);
 	ConvexCoupling *coupling = &ws->couplings[*coupling_count];
 	coupling->contact = k;
 	for (int i = 0; i < 4; i++)
@@ -494,7 +458,7 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 
 static ConvexContact *next_contact(ConvexWorkspace *ws, int count)
 {
-	ws->contacts = grow(ws->contacts, &ws->contact_capacity, count + 1, sizeof *ws->contacts);
+	ws->contacts = cl_grow(ws->contacts, &ws->contact_capacity, count + 1, sizeof *ws->contacts);
 	ConvexContact *c = &ws->contacts[count];
 	memset(c, 0, sizeof *c);
 	c->component = count;
@@ -569,7 +533,7 @@ static bool solve_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			if (share_ball(&contacts[k], &contacts[l]) &&
 				contacts_coupled(ctx->scene, rule->mu, &contacts[k], &contacts[l]))
 				contacts[find_root(contacts, l)].component = find_root(contacts, k);
-	ws->members = grow(ws->members, &ws->member_capacity, 3 * count, sizeof *ws->members);
+	ws->members = cl_grow(ws->members, &ws->member_capacity, 3 * count, sizeof *ws->members);
 	int couplings = 0;
 	for (int root = 0; root < count; root++) {
 		if (find_root(contacts, root) != root)
@@ -598,7 +562,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
 	ConvexRule rule = {
 		.value = {f32, 0},
-		.tangent = {f32, CL_DUAL_SLOTS},
+		.tangent = {f32, CL_CONTACT_SLOTS},
 		.toi = toi,
 		.dt = cl_round(f32, ctx->dt),
 		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,

@@ -2,10 +2,10 @@
  * (backends-paper.md §1): each step first collides the start-of-step state
  * (a velocity impulse per contact, plus a TOI position correction), then
  * advances with symplectic Euler. Forward pass in the peer's float32 order;
- * the recorded Jacobian is the peer's autodiff gradient (contact_dual.h).
+ * the recorded Jacobian is the peer's autodiff gradient (dual.h).
  */
 #include "../core.h"
-#include "contact_dual.h"
+#include "predicted_contact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,45 +45,31 @@ static void impulse_destroy(void *workspace)
 	free(ws);
 }
 
-/* Δx = min(τ − dt, 0)·Δv with τ = gap / min(−10⁻³, s): both min() return
- * their first argument on ties (and pass it the derivative). */
-static void toi_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap, ClDual normal_speed, ClDual out[4])
+/* Δx = shift·Δv, or none without TOI. */
+static void position_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap, ClDual normal_speed, ClDual out[4])
 {
-	ClDual denominator = normal_speed.v < rule->clamp ? normal_speed : cl_dual_const(rule->clamp);
-	ClDual tau = cl_dual_div(m, gap, denominator);
-	ClDual shift = cl_dual_sub(m, tau, cl_dual_const(rule->dt));
-	if (!(shift.v <= 0.0))
-		shift = cl_dual_const(0.0);
+	if (!rule->toi) {
+		out[0] = out[1] = cl_dual_const(m, 0.0);
+		return;
+	}
+	ClDual shift = cl_toi_shift(m, rule->clamp, rule->dt, gap, normal_speed);
 	out[0] = cl_dual_mul(m, shift, out[2]);
 	out[1] = cl_dual_mul(m, shift, out[3]);
 }
 
-/* One plane against ball b (§1.1, generalised to any normal: gap
- * n·(x + dt·v − point), s = n·v). Fills out = (Δx, Δv); false when the
+/* One plane against ball b (§1.1). Fills out = (Δx, Δv); false when the
  * plane is no candidate or the ball is not approaching. */
 static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double *state, double radius,
 						 const ClWall *wall, ClDual out[4])
 {
-	ClDual b[4];
-	cl_dual_ball(m, state, 0, b);
-	double nx = cl_arith_round(m, wall->normal.x), ny = cl_arith_round(m, wall->normal.y);
-	ClDual px = cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2]));
-	ClDual py = cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3]));
-	ClDual gap_x = cl_dual_sub(m, px, cl_dual_const(cl_arith_round(m, wall->point.x)));
-	ClDual gap_y = cl_dual_sub(m, py, cl_dual_const(cl_arith_round(m, wall->point.y)));
-	ClDual distance = cl_dual_add(m, cl_dual_scale(m, nx, gap_x), cl_dual_scale(m, ny, gap_y));
-	if (!(distance.v < radius))
-		return false;
-	ClDual normal_speed = cl_dual_add(m, cl_dual_scale(m, nx, b[2]), cl_dual_scale(m, ny, b[3]));
-	if (!(normal_speed.v < 0.0))
+	ClDual b[4], distance, normal_speed;
+	double n[2];
+	if (!cl_predicted_wall_contact(m, rule->dt, state, radius, wall, b, n, &distance, &normal_speed))
 		return false;
 	ClDual impulse = cl_dual_scale(m, rule->elastic, normal_speed);
-	out[2] = cl_dual_scale(m, nx, impulse);
-	out[3] = cl_dual_scale(m, ny, impulse);
-	if (rule->toi)
-		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(radius)), normal_speed, out);
-	else
-		out[0] = out[1] = cl_dual_const(0.0);
+	out[2] = cl_dual_scale(m, n[0], impulse);
+	out[3] = cl_dual_scale(m, n[1], impulse);
+	position_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed, out);
 	return true;
 }
 
@@ -92,18 +78,11 @@ static bool wall_impulse(const ClArith *m, const ImpulseRule *rule, const double
 static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double *state_a, const double *state_b,
 						 double reach, double factor, ClDual out[4])
 {
-	ClDual a[4], b[4];
-	cl_dual_ball(m, state_a, 0, a);
-	cl_dual_ball(m, state_b, 4, b);
-	ClDual dx = cl_dual_sub(m, cl_dual_add(m, a[0], cl_dual_scale(m, rule->dt, a[2])),
-							cl_dual_add(m, b[0], cl_dual_scale(m, rule->dt, b[2])));
-	ClDual dy = cl_dual_sub(m, cl_dual_add(m, a[1], cl_dual_scale(m, rule->dt, a[3])),
-							cl_dual_add(m, b[1], cl_dual_scale(m, rule->dt, b[3])));
-	ClDual distance = cl_dual_sqrt(m, cl_dual_add(m, cl_dual_mul(m, dx, dx), cl_dual_mul(m, dy, dy)));
-	if (!(distance.v < reach))
+	ClDual a[4], b[4], delta[2], distance;
+	if (!cl_predicted_pair_contact(m, rule->dt, state_a, state_b, reach, a, b, delta, &distance))
 		return false;
-	ClDual inverse = cl_dual_div(m, cl_dual_const(1.0), distance);
-	ClDual nx = cl_dual_mul(m, dx, inverse), ny = cl_dual_mul(m, dy, inverse);
+	ClDual inverse = cl_dual_div_expanded(m, cl_dual_const(m, 1.0), distance);
+	ClDual nx = cl_dual_mul(m, delta[0], inverse), ny = cl_dual_mul(m, delta[1], inverse);
 	ClDual normal_speed = cl_dual_add(m, cl_dual_mul(m, nx, cl_dual_sub(m, a[2], b[2])),
 									  cl_dual_mul(m, ny, cl_dual_sub(m, a[3], b[3])));
 	if (!(normal_speed.v < 0.0))
@@ -111,10 +90,7 @@ static bool ball_impulse(const ClArith *m, const ImpulseRule *rule, const double
 	ClDual impulse = cl_dual_scale(m, factor, normal_speed);
 	out[2] = cl_dual_mul(m, impulse, nx);
 	out[3] = cl_dual_mul(m, impulse, ny);
-	if (rule->toi)
-		toi_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(reach)), normal_speed, out);
-	else
-		out[0] = out[1] = cl_dual_const(0.0);
+	position_shift(m, rule, cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed, out);
 	return true;
 }
 
@@ -145,7 +121,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
 	ImpulseRule rule = {
 		.value = {f32, 0},
-		.tangent = {f32, CL_DUAL_SLOTS},
+		.tangent = {f32, CL_CONTACT_SLOTS},
 		.toi = toi,
 		.dt = cl_round(f32, ctx->dt),
 		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,

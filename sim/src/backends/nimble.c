@@ -83,44 +83,22 @@ typedef struct Workspace {
 	ClLcpWorkspace lcp;
 } Workspace;
 
-static void *xcalloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
-}
-
-static void *grow(void *data, int *capacity, int needed, size_t item)
-{
-	if (needed <= *capacity)
-		return data;
-	int capacity_new = *capacity ? *capacity : 16;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	void *data_new = realloc(data, (size_t)capacity_new * item);
-	if (!data_new)
-		abort();
-	*capacity = capacity_new;
-	return data_new;
-}
-
 static void *nimble_create(const ClScene *scene, const double *params)
 {
 	(void)params;
 	size_t nb = (size_t)scene->ball_count;
-	Workspace *ws = xcalloc(1, sizeof *ws);
-	ws->root = xcalloc(nb, sizeof(int));
-	ws->local = xcalloc(nb, sizeof(int));
-	ws->group_ball = xcalloc(nb, sizeof(int));
-	ws->ball_first = xcalloc(nb + 1, sizeof(int));
-	ws->contact_first = xcalloc(nb + 1, sizeof(int));
-	ws->fill = xcalloc(2 * nb, sizeof(int));
-	ws->v_f = xcalloc(2 * nb, sizeof(double));
-	ws->impulse = xcalloc(2 * nb, sizeof(double));
-	ws->state = xcalloc(4 * nb, sizeof(double));
-	ws->control = xcalloc(2 * nb, sizeof(double));
-	ws->inverse_mass = xcalloc(nb, sizeof(double));
+	Workspace *ws = cl_calloc(1, sizeof *ws);
+	ws->root = cl_calloc(nb, sizeof(int));
+	ws->local = cl_calloc(nb, sizeof(int));
+	ws->group_ball = cl_calloc(nb, sizeof(int));
+	ws->ball_first = cl_calloc(nb + 1, sizeof(int));
+	ws->contact_first = cl_calloc(nb + 1, sizeof(int));
+	ws->fill = cl_calloc(2 * nb, sizeof(int));
+	ws->v_f = cl_calloc(2 * nb, sizeof(double));
+	ws->impulse = cl_calloc(2 * nb, sizeof(double));
+	ws->state = cl_calloc(4 * nb, sizeof(double));
+	ws->control = cl_calloc(2 * nb, sizeof(double));
+	ws->inverse_mass = cl_calloc(nb, sizeof(double));
 	for (size_t i = 0; i < nb; i++)
 		ws->inverse_mass[i] = 1.0 / scene->balls[i].mass;
 	return ws;
@@ -152,7 +130,7 @@ static void nimble_destroy(void *workspace)
 /* Zeroed doubles from the workspace; valid until the next call. */
 static double *scratch(Workspace *ws, int doubles)
 {
-	ws->scratch = grow(ws->scratch, &ws->scratch_capacity, doubles, sizeof(double));
+	ws->scratch = cl_grow(ws->scratch, &ws->scratch_capacity, doubles, sizeof(double));
 	memset(ws->scratch, 0, sizeof(double) * (size_t)doubles);
 	return ws->scratch;
 }
@@ -166,7 +144,7 @@ static double *take(double **cursor, int doubles)
 
 static Contact *add_contact(Workspace *ws)
 {
-	ws->contacts = grow(ws->contacts, &ws->contact_capacity, ws->contact_count + 1, sizeof *ws->contacts);
+	ws->contacts = cl_grow(ws->contacts, &ws->contact_capacity, ws->contact_count + 1, sizeof *ws->contacts);
 	Contact *c = &ws->contacts[ws->contact_count++];
 	memset(c, 0, sizeof *c);
 	return c;
@@ -287,7 +265,7 @@ static void build_groups(Workspace *ws, int nb)
 		ws->ball_first[i + 1] += ws->ball_first[i];
 		ws->contact_first[i + 1] += ws->contact_first[i];
 	}
-	ws->group_contact = grow(ws->group_contact, &ws->group_contact_capacity, ws->contact_count, sizeof(int));
+	ws->group_contact = cl_grow(ws->group_contact, &ws->group_contact_capacity, ws->contact_count, sizeof(int));
 	int *ball_fill = ws->fill, *contact_fill = ws->fill + nb;
 	memcpy(ball_fill, ws->ball_first, sizeof(int) * (size_t)nb);
 	memcpy(contact_fill, ws->contact_first, sizeof(int) * (size_t)nb);
@@ -324,7 +302,7 @@ static ClLcpResult solve_group(Workspace *ws, const int *contacts, int count, bo
 	double *cursor = scratch(ws, n * n + 8 * n);
 	double *A = take(&cursor, n * n), *b = take(&cursor, n), *lo = take(&cursor, n), *hi = take(&cursor, n);
 	double *x = take(&cursor, n), *w = take(&cursor, n), *lo_out = take(&cursor, n), *hi_out = take(&cursor, n);
-	ws->indices = grow(ws->indices, &ws->index_capacity, n, sizeof(int));
+	ws->indices = cl_grow(ws->indices, &ws->index_capacity, n, sizeof(int));
 	for (int r = 0; r < n; r++) {
 		const Contact *c = &ws->contacts[contacts[r % count]];
 		const double *dr = r < count ? c->n : c->t;
@@ -513,7 +491,7 @@ static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 {
 	double dt = ctx->dt;
 	int n = 2 * k, total = friction ? 2 * count : count;
-	ws->rows = grow(ws->rows, &ws->row_capacity, 2 * total, sizeof(Row));
+	ws->rows = cl_grow(ws->rows, &ws->row_capacity, 2 * total, sizeof(Row));
 	Row *ordered = ws->rows + total; /* clamping rows, then upper-bound rows */
 	int kc = 0, ku = 0, kb = 0;
 	for (int r = 0; r < total; r++) {
@@ -626,7 +604,7 @@ static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	/* X = I − Σ cᵢ aᵢaᵢᵀ, G c = e + |a|², G_ij = (aᵢ·aⱼ)²: the least change of
 	 * I (Frobenius) with aᵢᵀ X aᵢ = −eᵢ, over the bouncing normals' raw columns */
 	if (kb > 0) {
-		int *bouncing = ws->indices = grow(ws->indices, &ws->index_capacity, kb, sizeof(int));
+		int *bouncing = ws->indices = cl_grow(ws->indices, &ws->index_capacity, kb, sizeof(int));
 		int m = 0;
 		for (int c = 0; c < kc; c++)
 			if (ordered[c].restitution > 0.0)

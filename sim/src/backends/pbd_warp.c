@@ -9,7 +9,7 @@
  * the velocity pass) and chained into derivative rows w.r.t. every ball's
  * (x, v, u). A ball's velocity pass reads its partners' v̄, which depend on
  * their other contacts, so a row may reach two contacts away. */
-#include "warp_dual.h"
+#include "warp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +28,7 @@ typedef struct PbdWork {
 	bool swapped;
 	bool tangent_bug;
 	double dt, elasticity, one_plus_e, friction, eps, gravity[2];
-	double *radius, *inverse_mass; /* per ball */
-	double *normal, *offset;       /* per wall: n (2), −n·p */
+	WarpBodies bodies;
 	/* per step, 2 per ball: x, q, ṽ, Δ, x_new, v̄, Δv */
 	double *value[QTY_COUNT];
 	double *x_new;
@@ -53,11 +52,8 @@ static void *pbd_create(const ClScene *scene, const double *params)
 	W->balls = scene->ball_count;
 	W->walls = scene->wall_count;
 	W->width = 6 * W->balls;
-	W->radius = calloc(nb, sizeof(double));
-	W->inverse_mass = calloc(nb, sizeof(double));
-	W->normal = calloc(2 * nw, sizeof(double));
-	W->offset = calloc(nw, sizeof(double));
-	bool ok = W->radius && W->inverse_mass && W->normal && W->offset;
+	warp_bodies_create(&W->bodies, scene);
+	bool ok = true;
 	for (int k = 0; k < QTY_COUNT; k++)
 		ok = ok && (W->value[k] = calloc(2 * nb, sizeof(double)));
 	W->x_new = calloc(2 * nb, sizeof(double));
@@ -76,10 +72,7 @@ static void pbd_destroy(void *workspace)
 	PbdWork *W = workspace;
 	if (!W)
 		return;
-	free(W->radius);
-	free(W->inverse_mass);
-	free(W->normal);
-	free(W->offset);
+	warp_bodies_destroy(&W->bodies);
 	for (int k = 0; k < QTY_COUNT; k++)
 		free(W->value[k]);
 	free(W->x_new);
@@ -107,16 +100,7 @@ static void pbd_prepare(PbdWork *W, const ClStepContext *ctx)
 	W->eps = cl_round(f32, 1e-6);
 	W->gravity[0] = cl_round(f32, scene->gravity.x);
 	W->gravity[1] = cl_round(f32, scene->gravity.y);
-	for (int i = 0; i < W->balls; i++) {
-		W->radius[i] = cl_round(f32, scene->balls[i].radius);
-		W->inverse_mass[i] = cl_round(f32, 1.0 / scene->balls[i].mass);
-	}
-	for (int k = 0; k < W->walls; k++) {
-		const ClWall *wall = &scene->walls[k];
-		W->normal[2 * k] = cl_round(f32, wall->normal.x);
-		W->normal[2 * k + 1] = cl_round(f32, wall->normal.y);
-		W->offset[k] = cl_round(f32, -(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
-	}
+	warp_bodies_prepare(&W->bodies, scene, f32);
 	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
 }
 
@@ -125,10 +109,10 @@ static bool in_contact(const PbdWork *W, double c)
 	return W->swapped ? c < 0.0 : c <= 0.0;
 }
 
-static Wd2 load(const WdArith *A, const PbdWork *W, int qty, int ball, int seed)
+static ClDual2 load(const ClArith *A, const PbdWork *W, int qty, int ball, int seed)
 {
 	const double *p = W->value[qty] + 2 * ball;
-	return wd2_seed(A, p[0], p[1], seed);
+	return cl_dual2_input(A, p[0], p[1], seed);
 }
 
 static double *row(PbdWork *W, int ball, int qty, int component)
@@ -144,9 +128,9 @@ typedef struct Seeds {
 } Seeds;
 
 /* target (a 2-row quantity of a ball) += sign · d(value)/d(seeds) · rows(seeds). */
-static void chain(PbdWork *W, const Seeds *seeds, const Wd2 *value, double sign, int ball, int qty)
+static void chain(PbdWork *W, const Seeds *seeds, const ClDual2 *value, double sign, int ball, int qty)
 {
-	const Wd *c[2] = {&value->x, &value->y};
+	const ClDual *c[2] = {&value->x, &value->y};
 	for (int r = 0; r < 2; r++) {
 		double *target = row(W, ball, qty, r);
 		for (int m = 0; m < seeds->count; m++)
@@ -161,49 +145,51 @@ static void chain(PbdWork *W, const Seeds *seeds, const Wd2 *value, double sign,
 	}
 }
 
-static void add_value(const PbdWork *W, int qty, int ball, const Wd2 *term, double sign)
+static void add_value(const PbdWork *W, int qty, int ball, const ClDual2 *term, double sign)
 {
 	double *p = W->value[qty] + 2 * ball;
 	p[0] = cl_round(W->f32, p[0] + sign * term->x.v);
 	p[1] = cl_round(W->f32, p[1] + sign * term->y.v);
 }
 
-static Wd plane_gap(const WdArith *A, const PbdWork *W, int wall, int ball, Wd2 q, Wd2 *n)
+static ClDual plane_gap(const ClArith *A, const PbdWork *W, int wall, int ball, ClDual2 q, ClDual2 *n)
 {
-	*n = wd2_const(A, W->normal[2 * wall], W->normal[2 * wall + 1]);
-	return wd_sub(A, wd_add(A, wd_const(A, W->offset[wall]), wd2_dot(A, q, *n)), wd_const(A, W->radius[ball]));
+	*n = cl_dual2_const(A, W->bodies.normal[2 * wall], W->bodies.normal[2 * wall + 1]);
+	return cl_dual_sub(A, cl_dual_add(A, cl_dual_const(A, W->bodies.offset[wall]), cl_dual2_dot(A, q, *n)),
+					   cl_dual_const(A, W->bodies.radius[ball]));
 }
 
-static Wd pair_gap(const WdArith *A, const PbdWork *W, int i, int j, Wd2 qi, Wd2 qj, Wd2 *n)
+static ClDual pair_gap(const ClArith *A, const PbdWork *W, int i, int j, ClDual2 qi, ClDual2 qj, ClDual2 *n)
 {
-	Wd2 xij = wd2_sub(A, qi, qj);
-	Wd l = wd2_length(A, xij);
-	*n = wd2_scale(A, xij, wd_div(A, wd_const(A, 1.0), l));
-	return wd_sub(A, l, wd_const(A, W->radius[i] + W->radius[j]));
+	ClDual2 xij = cl_dual2_sub(A, qi, qj);
+	ClDual l = cl_dual2_length(A, xij);
+	*n = cl_dual2_mul(A, xij, cl_dual_div(A, cl_dual_const(A, 1.0), l));
+	return cl_dual_sub(A, l, cl_dual_const(A, cl_arith_round(A, W->bodies.radius[i] + W->bodies.radius[j])));
 }
 
 /* Static friction of the projection (Task 2): the tangential part t of the
  * step's displacement is undone when |t| < μ·|c|. S is a branch constant. */
-static Wd2 static_friction(const WdArith *A, const PbdWork *W, Wd2 displacement, Wd2 n, Wd c, bool *sticks)
+static ClDual2 static_friction(const ClArith *A, const PbdWork *W, ClDual2 displacement, ClDual2 n, ClDual c,
+							   bool *sticks)
 {
-	Wd2 t = wd2_sub(A, displacement, wd2_scale(A, n, wd2_dot(A, displacement, n)));
-	Wd length = wd2_length(A, t);
-	Wd2 direction = wd2_div(A, t, wd_add(A, length, wd_const(A, W->eps)));
-	Wd dlambda_t = wd_neg(A, length);
-	Wd dlambda_n = wd_neg(A, c);
-	*sticks = wd_abs(A, dlambda_t).v < wd_abs(A, wd_mul(A, wd_const(A, W->friction), dlambda_n)).v;
-	return wd2_scale(A, direction, wd_mul(A, wd_const(A, *sticks ? 1.0 : 0.0), dlambda_t));
+	ClDual2 t = cl_dual2_sub(A, displacement, cl_dual2_mul(A, n, cl_dual2_dot(A, displacement, n)));
+	ClDual length = cl_dual2_length(A, t);
+	ClDual2 direction = cl_dual2_div(A, t, cl_dual_add(A, length, cl_dual_const(A, W->eps)));
+	ClDual dlambda_t = cl_dual_neg(A, length);
+	ClDual dlambda_n = cl_dual_neg(A, c);
+	*sticks = cl_dual_abs(A, dlambda_t).v < cl_dual_abs(A, cl_dual_mul(A, cl_dual_const(A, W->friction), dlambda_n)).v;
+	return cl_dual2_mul(A, direction, cl_dual_mul(A, cl_dual_const(A, *sticks ? 1.0 : 0.0), dlambda_t));
 }
 
 static void project_plane(PbdWork *W, bool tape, int i, int k)
 {
-	WdArith A = {W->f32, tape ? 4 : 0};
+	ClArith A = {W->f32, tape ? 4 : 0};
 	Seeds seeds = {2, {i, i}, {QTY_Q, QTY_X}};
-	Wd2 q = load(&A, W, QTY_Q, i, 0), x = load(&A, W, QTY_X, i, 2), n;
-	Wd c = plane_gap(&A, W, k, i, q, &n);
+	ClDual2 q = load(&A, W, QTY_Q, i, 0), x = load(&A, W, QTY_X, i, 2), n;
+	ClDual c = plane_gap(&A, W, k, i, q, &n);
 	bool sticks;
-	Wd2 tangential = static_friction(&A, W, wd2_sub(&A, q, x), n, c, &sticks);
-	Wd2 delta = wd2_add(&A, wd2_scale(&A, n, wd_neg(&A, c)), tangential);
+	ClDual2 tangential = static_friction(&A, W, cl_dual2_sub(&A, q, x), n, c, &sticks);
+	ClDual2 delta = cl_dual2_add(&A, cl_dual2_mul(&A, n, cl_dual_neg(&A, c)), tangential);
 	add_value(W, QTY_DELTA, i, &delta, 1.0);
 	if (tape)
 		chain(W, &seeds, &delta, 1.0, i, QTY_DELTA);
@@ -211,15 +197,15 @@ static void project_plane(PbdWork *W, bool tape, int i, int k)
 
 static void project_pair(PbdWork *W, bool tape, int i, int j)
 {
-	WdArith A = {W->f32, tape ? 8 : 0};
+	ClArith A = {W->f32, tape ? 8 : 0};
 	Seeds seeds = {4, {i, j, i, j}, {QTY_Q, QTY_Q, QTY_X, QTY_X}};
-	Wd2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
-	Wd2 n;
-	Wd c = pair_gap(&A, W, i, j, qi, qj, &n);
-	Wd wi = wd_const(&A, W->inverse_mass[i]), wj = wd_const(&A, W->inverse_mass[j]);
-	Wd denominator = wd_add(&A, wi, wj);
-	Wd2 xd = wd2_scale(&A, n, wd_div(&A, c, denominator));
-	Wd2 di = wd2_scale(&A, xd, wi), dj = wd2_scale(&A, xd, wj);
+	ClDual2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
+	ClDual2 n;
+	ClDual c = pair_gap(&A, W, i, j, qi, qj, &n);
+	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
+	ClDual denominator = cl_dual_add(&A, wi, wj);
+	ClDual2 xd = cl_dual2_mul(&A, n, cl_dual_div(&A, c, denominator));
+	ClDual2 di = cl_dual2_mul(&A, xd, wi), dj = cl_dual2_mul(&A, xd, wj);
 	add_value(W, QTY_DELTA, i, &di, -1.0);
 	add_value(W, QTY_DELTA, j, &dj, 1.0);
 	if (tape) {
@@ -229,14 +215,14 @@ static void project_pair(PbdWork *W, bool tape, int i, int j)
 	if (W->friction == 0.0)
 		return;
 	/* Task 2's static friction on the relative displacement, split by inverse mass */
-	Wd2 xi = load(&A, W, QTY_X, i, 4), xj = load(&A, W, QTY_X, j, 6);
-	Wd2 displacement = wd2_sub(&A, wd2_sub(&A, qi, xi), wd2_sub(&A, qj, xj));
+	ClDual2 xi = load(&A, W, QTY_X, i, 4), xj = load(&A, W, QTY_X, j, 6);
+	ClDual2 displacement = cl_dual2_sub(&A, cl_dual2_sub(&A, qi, xi), cl_dual2_sub(&A, qj, xj));
 	bool sticks;
-	Wd2 tangential = static_friction(&A, W, displacement, n, c, &sticks);
+	ClDual2 tangential = static_friction(&A, W, displacement, n, c, &sticks);
 	if (!sticks)
 		return;
-	Wd2 share = wd2_div(&A, tangential, denominator);
-	Wd2 ti = wd2_scale(&A, share, wi), tj = wd2_scale(&A, share, wj);
+	ClDual2 share = cl_dual2_div(&A, tangential, denominator);
+	ClDual2 ti = cl_dual2_mul(&A, share, wi), tj = cl_dual2_mul(&A, share, wj);
 	add_value(W, QTY_DELTA, i, &ti, 1.0);
 	add_value(W, QTY_DELTA, j, &tj, -1.0);
 	if (tape) {
@@ -250,46 +236,49 @@ static void project_pair(PbdWork *W, bool tape, int i, int j)
  * v_n_old): Δ_n = −v_n − min(e·v_n_old, 0); the slip v_t = rel − n·v_n, when
  * |v_t| ≥ 1e-6, loses min(μ|(1+e)·v_n_old|, |v_t|) along *direction (the own
  * tangent, or the shared one of Warp's wall branch). */
-static Wd restitution(const WdArith *A, const PbdWork *W, Wd v_n, Wd v_n_old)
+static ClDual restitution(const ClArith *A, const PbdWork *W, ClDual v_n, ClDual v_n_old)
 {
-	return wd_sub(A, wd_neg(A, v_n), wd_min(wd_mul(A, wd_const(A, W->elasticity), v_n_old), wd_const(A, 0.0)));
+	return cl_dual_sub(
+		A, cl_dual_neg(A, v_n),
+		cl_dual_min_second(cl_dual_mul(A, cl_dual_const(A, W->elasticity), v_n_old), cl_dual_const(A, 0.0)));
 }
 
-static bool slip(const WdArith *A, const PbdWork *W, Wd2 rel, Wd2 n, Wd v_n, Wd v_n_old, Wd2 *direction,
-				 Wd *amount)
+static bool slip(const ClArith *A, const PbdWork *W, ClDual2 rel, ClDual2 n, ClDual v_n, ClDual v_n_old,
+				 ClDual2 *direction, ClDual *amount)
 {
-	Wd2 v_t = wd2_sub(A, rel, wd2_scale(A, n, v_n));
-	Wd norm = wd2_length(A, v_t);
+	ClDual2 v_t = cl_dual2_sub(A, rel, cl_dual2_mul(A, n, v_n));
+	ClDual norm = cl_dual2_length(A, v_t);
 	if (norm.v < W->eps)
 		return false;
-	*direction = wd2_div(A, v_t, norm);
-	Wd bound = wd_mul(A, wd_const(A, W->friction), wd_abs(A, wd_mul(A, wd_const(A, W->one_plus_e), v_n_old)));
-	*amount = wd_min(bound, norm);
+	*direction = cl_dual2_div(A, v_t, norm);
+	ClDual bound = cl_dual_mul(A, cl_dual_const(A, W->friction),
+							   cl_dual_abs(A, cl_dual_mul(A, cl_dual_const(A, W->one_plus_e), v_n_old)));
+	*amount = cl_dual_min_second(bound, norm);
 	return true;
 }
 
 /* One plane contact of the velocity pass; *shared is the kernel's ground
  * tangent v_t_dir: written by the first wall, read by the others. */
-static void bounce_plane(PbdWork *W, bool tape, int i, int k, Wd2 *shared)
+static void bounce_plane(PbdWork *W, bool tape, int i, int k, ClDual2 *shared)
 {
-	WdArith A = {W->f32, tape ? 4 : 0};
+	ClArith A = {W->f32, tape ? 4 : 0};
 	int rel_qty = W->swapped ? QTY_VPRED : QTY_VBAR, old_qty = W->swapped ? QTY_VBAR : QTY_VPRED;
 	Seeds seeds = {2, {i, i}, {rel_qty, old_qty}};
-	Wd2 rel = load(&A, W, rel_qty, i, 0), old = load(&A, W, old_qty, i, 2);
-	Wd2 n = wd2_const(&A, W->normal[2 * k], W->normal[2 * k + 1]);
-	Wd v_n = wd2_dot(&A, rel, n), v_n_old = wd2_dot(&A, old, n);
-	Wd dv_rest = restitution(&A, W, v_n, v_n_old);
-	Wd2 change = wd2_scale(&A, n, dv_rest);
-	Wd2 direction, amount_dir;
-	Wd amount;
+	ClDual2 rel = load(&A, W, rel_qty, i, 0), old = load(&A, W, old_qty, i, 2);
+	ClDual2 n = cl_dual2_const(&A, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
+	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
+	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
+	ClDual2 change = cl_dual2_mul(&A, n, dv_rest);
+	ClDual2 direction, amount_dir;
+	ClDual amount;
 	if (slip(&A, W, rel, n, v_n, v_n_old, &direction, &amount)) {
 		if (k == 0)
 			*shared = direction;
-		amount_dir = wd2_scale(&A, wd2_neg(&A, W->tangent_bug && k > 0 ? *shared : direction), amount);
+		amount_dir = cl_dual2_mul(&A, cl_dual2_neg(&A, W->tangent_bug && k > 0 ? *shared : direction), amount);
 	} else {
-		amount_dir = wd2_const(&A, 0.0, 0.0);
+		amount_dir = cl_dual2_const(&A, 0.0, 0.0);
 	}
-	change = wd2_add(&A, change, amount_dir);
+	change = cl_dual2_add(&A, change, amount_dir);
 	add_value(W, QTY_DVEL, i, &change, 1.0);
 	if (tape)
 		chain(W, &seeds, &change, 1.0, i, QTY_DVEL);
@@ -297,24 +286,24 @@ static void bounce_plane(PbdWork *W, bool tape, int i, int k, Wd2 *shared)
 
 static void bounce_pair(PbdWork *W, bool tape, int i, int j)
 {
-	WdArith A = {W->f32, tape ? 12 : 0};
+	ClArith A = {W->f32, tape ? 12 : 0};
 	int rel_qty = W->swapped ? QTY_VPRED : QTY_VBAR, old_qty = W->swapped ? QTY_VBAR : QTY_VPRED;
 	Seeds seeds = {6, {i, j, i, j, i, j}, {QTY_Q, QTY_Q, rel_qty, rel_qty, old_qty, old_qty}};
-	Wd2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
-	Wd2 rel = wd2_sub(&A, load(&A, W, rel_qty, i, 4), load(&A, W, rel_qty, j, 6));
-	Wd2 old = wd2_sub(&A, load(&A, W, old_qty, i, 8), load(&A, W, old_qty, j, 10));
-	Wd2 n;
+	ClDual2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
+	ClDual2 rel = cl_dual2_sub(&A, load(&A, W, rel_qty, i, 4), load(&A, W, rel_qty, j, 6));
+	ClDual2 old = cl_dual2_sub(&A, load(&A, W, old_qty, i, 8), load(&A, W, old_qty, j, 10));
+	ClDual2 n;
 	pair_gap(&A, W, i, j, qi, qj, &n);
-	Wd v_n = wd2_dot(&A, rel, n), v_n_old = wd2_dot(&A, old, n);
-	Wd dv_rest = restitution(&A, W, v_n, v_n_old);
-	Wd wi = wd_const(&A, W->inverse_mass[i]), wj = wd_const(&A, W->inverse_mass[j]);
-	Wd denominator = wd_add(&A, wi, wj);
-	Wd2 vd = wd2_scale(&A, n, wd_div(&A, dv_rest, denominator));
-	Wd2 direction;
-	Wd amount;
+	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
+	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
+	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
+	ClDual denominator = cl_dual_add(&A, wi, wj);
+	ClDual2 vd = cl_dual2_mul(&A, n, cl_dual_div(&A, dv_rest, denominator));
+	ClDual2 direction;
+	ClDual amount;
 	if (W->friction > 0.0 && slip(&A, W, rel, n, v_n, v_n_old, &direction, &amount))
-		vd = wd2_add(&A, vd, wd2_div(&A, wd2_scale(&A, wd2_neg(&A, direction), amount), denominator));
-	Wd2 ci = wd2_scale(&A, vd, wi), cj = wd2_scale(&A, vd, wj);
+		vd = cl_dual2_add(&A, vd, cl_dual2_div(&A, cl_dual2_mul(&A, cl_dual2_neg(&A, direction), amount), denominator));
+	ClDual2 ci = cl_dual2_mul(&A, vd, wi), cj = cl_dual2_mul(&A, vd, wj);
 	add_value(W, QTY_DVEL, i, &ci, 1.0);
 	add_value(W, QTY_DVEL, j, &cj, -1.0);
 	if (tape) {
@@ -343,7 +332,8 @@ static int find_contacts(ClStepContext *ctx, PbdWork *W)
 		W->slot[i] = -1;
 	for (int i = 0; i < W->balls; i++) {
 		for (int k = 0; k < W->walls; k++) {
-			double c = wd_plane_gap(f32, W->offset[k], W->normal + 2 * k, q[2 * i], q[2 * i + 1], W->radius[i]);
+			double c = warp_plane_gap(f32, W->bodies.offset[k], W->bodies.normal + 2 * k, q[2 * i], q[2 * i + 1],
+									  W->bodies.radius[i]);
 			bool active = in_contact(W, c);
 			note_contact(ctx, W, i, k, active);
 			if (!active)
@@ -355,8 +345,8 @@ static int find_contacts(ClStepContext *ctx, PbdWork *W)
 	}
 	for (int i = 0; i < W->balls; i++)
 		for (int j = i + 1; j < W->balls; j++) {
-			double radii = cl_round(f32, W->radius[i] + W->radius[j]);
-			bool active = in_contact(W, wd_pair_gap(f32, q[2 * i], q[2 * i + 1], q[2 * j], q[2 * j + 1], radii));
+			double radii = cl_round(f32, W->bodies.radius[i] + W->bodies.radius[j]);
+			bool active = in_contact(W, warp_pair_gap(f32, q[2 * i], q[2 * i + 1], q[2 * j], q[2 * j + 1], radii));
 			note_contact(ctx, W, i, W->walls + j, active);
 			if (!active)
 				continue;
@@ -379,7 +369,7 @@ static void seed_rows(PbdWork *W, int touching)
 	for (int i = 0; i < W->balls; i++) {
 		if (W->slot[i] < 0)
 			continue;
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		for (int c = 0; c < 2; c++) {
 			row(W, i, QTY_X, c)[6 * i + c] = 1.0;
 			double *vpred = row(W, i, QTY_VPRED, c), *q = row(W, i, QTY_Q, c);
@@ -423,7 +413,7 @@ static void record(PbdWork *W, ClTape *tape)
 			}
 			continue;
 		}
-		double w = W->inverse_mass[i];
+		double w = W->bodies.inverse_mass[i];
 		double *A = cl_tape_a(tape, i, i), *B = cl_tape_b(tape, i, i);
 		for (int r = 0; r < 4; r++)
 			A[5 * r] = 1.0;
@@ -444,7 +434,8 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	for (int i = 0; i < W->balls; i++) {
 		for (int c = 0; c < 2; c++) {
 			double x = cl_round(f32, s[4 * i + c]), v = cl_round(f32, s[4 * i + 2 + c]);
-			double a = cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->inverse_mass[i]) + W->gravity[c]);
+			double a =
+				cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->bodies.inverse_mass[i]) + W->gravity[c]);
 			double vpred = cl_round(f32, v + cl_round(f32, a * dt));
 			W->value[QTY_X][2 * i + c] = x;
 			W->value[QTY_VPRED][2 * i + c] = vpred;
@@ -476,11 +467,11 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 		}
 	}
 	/* 4. restitution and friction on the contacts found with q */
-	Wd2 shared = wd2_const(&(WdArith){f32, tape ? 4 : 0}, 0.0, 0.0);
+	ClDual2 shared = cl_dual2_const(&(ClArith){f32, tape ? 4 : 0}, 0.0, 0.0);
 	for (int p = 0; p < W->plane_count; p++) {
 		int i = W->contact_plane[2 * p];
 		if (p == 0 || W->contact_plane[2 * p - 2] != i)
-			shared = wd2_const(&(WdArith){f32, tape ? 4 : 0}, 0.0, 0.0);
+			shared = cl_dual2_const(&(ClArith){f32, tape ? 4 : 0}, 0.0, 0.0);
 		bounce_plane(W, tape, i, W->contact_plane[2 * p + 1], &shared);
 	}
 	for (int p = 0; p < W->pair_count; p++)
