@@ -177,6 +177,11 @@ static int compare_lessons(gconstpointer a, gconstpointer b)
 	return x->order != y->order ? (x->order > y->order) - (x->order < y->order) : strcmp(x->id, y->id);
 }
 
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static GtkWidget *text_label(const char *text, const char *css)
 {
 	GtkWidget *label = gtk_label_new(text);
@@ -244,11 +249,16 @@ static void list_lessons(ClLessonPanel *self)
 		g_free(dir_path);
 		return;
 	}
+	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+	for (const char *name; (name = g_dir_read_name(dir));)
+		if (g_str_has_suffix(name, ".json"))
+			g_ptr_array_add(files, g_strdup(name));
+	g_dir_close(dir);
+	g_ptr_array_sort(files, compare_names);
 	GPtrArray *lessons = g_ptr_array_new_with_free_func((GDestroyNotify)cl_lesson_free);
 	GPtrArray *bad_files = g_ptr_array_new_with_free_func(g_free), *messages = g_ptr_array_new_with_free_func(g_free);
-	for (const char *name; (name = g_dir_read_name(dir));) {
-		if (!g_str_has_suffix(name, ".json"))
-			continue;
+	for (guint f = 0; f < files->len; f++) {
+		const char *name = g_ptr_array_index(files, f);
 		char *id = g_strndup(name, strlen(name) - strlen(".json"));
 		ClLesson *lesson = cl_lesson_load(id, &error);
 		if (lesson)
@@ -260,7 +270,7 @@ static void list_lessons(ClLessonPanel *self)
 		}
 		g_free(id);
 	}
-	g_dir_close(dir);
+	g_ptr_array_free(files, TRUE);
 	g_ptr_array_sort(lessons, compare_lessons);
 	for (guint i = 0; i < lessons->len; i++)
 		gtk_list_box_append(self->lesson_list, lesson_row(g_ptr_array_index(lessons, i)));
@@ -323,7 +333,6 @@ static gboolean configure_view(ClLessonPanel *self, const ClLessonStep *step, GE
 {
 	const ClLessonView *v = &step->view;
 	GtkWidget *view = cl_window_get_view(self->window, view_pages[v->kind]);
-	present_view(view);
 	switch (v->kind) {
 	case CL_LESSON_VIEW_HEATMAP: {
 		GVariantDict options;
@@ -383,7 +392,8 @@ static void apply_state(ClLessonPanel *self, const ClLessonStep *step)
 		cl_perturbation_view_set_parameter(view, step->view.parameter);
 		cl_perturbation_view_set_delta(view, step->view.delta);
 	}
-	/* the gradient table and the perturbation runs come from the window's job */
+	/* shown first: the window's job computes the perturbation runs only for a shown view */
+	present_view(cl_window_get_view(self->window, view_pages[step->view.kind]));
 	g_action_group_activate_action(G_ACTION_GROUP(self->window), "run", NULL);
 	GError *error = NULL;
 	if (!configure_view(self, step, &error) && error) {
