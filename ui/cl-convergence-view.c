@@ -226,14 +226,13 @@ gboolean cl_convergence_view_compute(ClConvergenceView *self, const char *parame
 	if (steps)
 		set_steps_text(self, steps);
 	const char *name = selected_parameter(self);
-	GArray *parsed = cl_convergence_parse_steps(gtk_editable_get_text(GTK_EDITABLE(self->steps_entry)), error);
-	if (!name || !parsed) {
-		if (!name)
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "choose a parameter");
-		if (parsed)
-			g_array_unref(parsed);
+	if (!name) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "choose a parameter");
 		return FALSE;
 	}
+	GArray *parsed = cl_convergence_parse_steps(gtk_editable_get_text(GTK_EDITABLE(self->steps_entry)), error);
+	if (!parsed)
+		return FALSE;
 	/* every enabled backend, and exact (the reference line) always, in registry order */
 	const gboolean *enabled = cl_window_get_enabled(self->window);
 	int exact = cl_backend_find("exact");
