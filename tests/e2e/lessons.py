@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -268,9 +269,11 @@ def main():
             proc.kill()
             rc = None
         log.close()
-        check(rc == 0, "the app quit cleanly", "exit status %s" % rc)
         with open(os.path.join(work, "app.log")) as f:
-            criticals = [line for line in f if "CRITICAL" in line or "Could not" in line]
+            app_log = f.readlines()
+        shutil.rmtree(work, ignore_errors=True)
+        check(rc == 0, "the app quit cleanly", "exit status %s; the end of its log:\n%s" % (rc, "".join(app_log[-15:])))
+        criticals = [line for line in app_log if "CRITICAL" in line or "Could not" in line]
         check(not criticals, "no critical messages or failures in the app's log", "".join(criticals[:5]))
     print("1..%d" % count, file=tap)
     return 1 if failures else 0
