@@ -28,7 +28,7 @@ static void put_param(GString *out, const ClParamDesc *d)
 	g_string_append_printf(out, "\n    %-14s %s\n", "", d->help);
 }
 
-int cl_cmd_backends(int argc, char **argv)
+int cl_cmd_backends(int argc, char **argv, gboolean check_only)
 {
 	GOptionEntry entries[] = {G_OPTION_ENTRY_NULL};
 	char **positional = NULL;
@@ -44,6 +44,8 @@ int cl_cmd_backends(int argc, char **argv)
 		return cl_cli_fail(CL_EXIT_BAD_INPUT, "backends: takes no arguments");
 	}
 	g_strfreev(positional);
+	if (check_only)
+		return CL_EXIT_OK;
 	GString *out = g_string_new(NULL);
 	for (int b = 0; b < cl_backend_count(); b++) {
 		const ClBackendInfo *info = cl_backend_info(b);

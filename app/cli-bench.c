@@ -36,7 +36,7 @@ static double gradient_microseconds(const ClScene *scene, int backend, double mi
 	return result;
 }
 
-int cl_cmd_bench(int argc, char **argv)
+int cl_cmd_bench(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL;
 	GOptionEntry entries[] = {
@@ -60,6 +60,8 @@ int cl_cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	status = CL_EXIT_OK;
+	if (check_only)
+		goto out;
 	printf("Task 3 (%d steps, %d balls): full gradient and %d-iteration optimization\n", scene->steps,
 		   scene->ball_count, scene->optimize.iterations);
 	printf("%-16s %16s %16s  %s\n", "backend", "µs / gradient", "optimization s", "status");

@@ -42,11 +42,14 @@ char *cl_cli_status_text(const ClStatus *status);
 /* Checks --format against a NULL-terminated list. */
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);
 
-int cl_cmd_gradients(int argc, char **argv);
-int cl_cmd_optimize(int argc, char **argv);
-int cl_cmd_simulate(int argc, char **argv);
-int cl_cmd_backends(int argc, char **argv);
-int cl_cmd_reproduce(int argc, char **argv);
-int cl_cmd_bench(int argc, char **argv);
-int cl_cmd_convergence(int argc, char **argv);
-int cl_cmd_lesson(int argc, char **argv);
+/* With check_only, a subcommand parses and validates its arguments (the
+ * scene and its --set values included) and stops there: nothing is
+ * computed, printed on stdout or written. */
+int cl_cmd_gradients(int argc, char **argv, gboolean check_only);
+int cl_cmd_optimize(int argc, char **argv, gboolean check_only);
+int cl_cmd_simulate(int argc, char **argv, gboolean check_only);
+int cl_cmd_backends(int argc, char **argv, gboolean check_only);
+int cl_cmd_reproduce(int argc, char **argv, gboolean check_only);
+int cl_cmd_bench(int argc, char **argv, gboolean check_only);
+int cl_cmd_convergence(int argc, char **argv, gboolean check_only);
+int cl_cmd_lesson(int argc, char **argv, gboolean check_only);

@@ -40,7 +40,7 @@ static void put_table(GString *out, const ClConvergenceRun *run)
 	}
 }
 
-int cl_cmd_convergence(int argc, char **argv)
+int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *parameter = NULL, *steps_text = NULL, *csv = NULL;
 	char *png = NULL, *svg = NULL, *pdf = NULL;
@@ -87,6 +87,10 @@ int cl_cmd_convergence(int argc, char **argv)
 		!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	if (check_only) {
+		status = CL_EXIT_OK;
+		goto out;
+	}
 	if (!(run = cl_convergence_run_new(scene, parameter, steps, backends, isatty(2) ? report_progress : NULL, NULL,
 									   NULL, &error)))
 		goto out;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int cl_cmd_figure(int argc, char **argv)
+int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 {
 	char *png = NULL, *svg = NULL, *pdf = NULL;
 	double dpi = CL_FIGURE_DPI, width = 0, height = 0;
@@ -39,6 +39,10 @@ int cl_cmd_figure(int argc, char **argv)
 	}
 	if (!png && !svg && !pdf) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "figure: give --png, --svg and/or --pdf FILE");
+		goto out;
+	}
+	if (check_only) {
+		status = CL_EXIT_OK;
 		goto out;
 	}
 	status = CL_EXIT_FAILED;

@@ -139,7 +139,7 @@ static void put_table(GString *out, const ClScene *scene, const BackendResult *r
 	}
 }
 
-int cl_cmd_gradients(int argc, char **argv)
+int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *format = NULL;
 	GOptionEntry entries[] = {
@@ -165,6 +165,10 @@ int cl_cmd_gradients(int argc, char **argv)
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	if (check_only) {
+		status = CL_EXIT_OK;
+		goto out;
+	}
 	BackendResult *results = g_new0(BackendResult, backends->len);
 	status = CL_EXIT_OK;
 	for (guint k = 0; k < backends->len; k++) {

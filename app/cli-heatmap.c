@@ -105,7 +105,7 @@ static gboolean export_figure(ClPlotFigure *figure, const char *path, ClPlotForm
 	return !path || cl_plot_figure_export(figure, path, format, width, height, dpi, error);
 }
 
-int cl_cmd_heatmap(int argc, char **argv)
+int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *x_spec = NULL, *y_spec = NULL, *quantity_name = NULL;
 	char *csv = NULL, *png = NULL, *svg = NULL, *pdf = NULL;
@@ -170,6 +170,10 @@ int cl_cmd_heatmap(int argc, char **argv)
 	}
 	if (!parse_axis(scene, "--x", x_spec, &def.x, &error) || !parse_axis(scene, "--y", y_spec, &def.y, &error))
 		goto out;
+	if (check_only) {
+		status = CL_EXIT_OK;
+		goto out;
+	}
 	/* the angle error and sign agreement are measured against exact: sweep it too */
 	int exact = cl_backend_find("exact"), exact_slot = -1;
 	for (guint k = 0; k < backends->len; k++)

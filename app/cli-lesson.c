@@ -15,7 +15,7 @@ static ClLesson *load_lesson(const char *arg, GError **error)
 	return cl_lesson_load(arg, error);
 }
 
-static int lesson_list(int argc, char **argv)
+static int lesson_list(int argc, char **argv, gboolean check_only)
 {
 	char **positional = NULL;
 	GError *error = NULL;
@@ -27,6 +27,10 @@ static int lesson_list(int argc, char **argv)
 		goto out;
 	if (g_strv_length(positional) != 0) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "lesson list: takes no arguments");
+		goto out;
+	}
+	if (check_only) {
+		status = CL_EXIT_OK;
 		goto out;
 	}
 	if (!(lessons = cl_lessons_load_all(&error)))
@@ -72,7 +76,7 @@ static void put_step_csv(GString *out, guint index, const ClLessonStep *step, co
 	}
 }
 
-static int lesson_show(int argc, char **argv)
+static int lesson_show(int argc, char **argv, gboolean check_only)
 {
 	char *format = NULL;
 	int only_step = 0;
@@ -102,6 +106,10 @@ static int lesson_show(int argc, char **argv)
 	if (only_step < 0 || only_step > (int)lesson->steps->len) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--step %d: the lesson has steps 1 … %u",
 					only_step, lesson->steps->len);
+		goto out;
+	}
+	if (check_only) {
+		status = CL_EXIT_OK;
 		goto out;
 	}
 	gboolean csv = format && strcmp(format, "csv") == 0;
@@ -136,7 +144,7 @@ out:
 	return status;
 }
 
-static int lesson_export(int argc, char **argv)
+static int lesson_export(int argc, char **argv, gboolean check_only)
 {
 	char *pdf = NULL, *dir = NULL;
 	GOptionEntry entries[] = {
@@ -164,6 +172,10 @@ static int lesson_export(int argc, char **argv)
 	}
 	if (!(lesson = load_lesson(positional[0], &error)))
 		goto out;
+	if (check_only) {
+		status = CL_EXIT_OK;
+		goto out;
+	}
 	status = CL_EXIT_FAILED;
 	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
 	if (cl_lesson_export(lesson, pdf, dir, problems, NULL, NULL, NULL, &error)) {
@@ -185,16 +197,16 @@ out:
 	return status;
 }
 
-int cl_cmd_lesson(int argc, char **argv)
+int cl_cmd_lesson(int argc, char **argv, gboolean check_only)
 {
 	static const struct {
 		const char *name;
-		int (*run)(int argc, char **argv);
+		int (*run)(int argc, char **argv, gboolean check_only);
 	} subcommands[] = {{"list", lesson_list}, {"show", lesson_show}, {"export", lesson_export}};
 	if (argc >= 2)
 		for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
 			if (strcmp(argv[1], subcommands[i].name) == 0)
-				return subcommands[i].run(argc - 1, argv + 1);
+				return subcommands[i].run(argc - 1, argv + 1, check_only);
 	return cl_cli_fail(CL_EXIT_BAD_INPUT, "lesson: expected list, show LESSON or export LESSON --pdf FILE%s%s",
 					   argc >= 2 ? ", not " : "", argc >= 2 ? argv[1] : "");
 }

@@ -201,7 +201,7 @@ out:
 	return status;
 }
 
-int cl_cmd_optimize(int argc, char **argv)
+int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL;
 	int iterations = -1;
@@ -262,7 +262,7 @@ int cl_cmd_optimize(int argc, char **argv)
 					"%s: the scene has nothing to optimize (its optimize.parameters is empty)", positional[0]);
 		goto out;
 	}
-	status = run(scene, g_array_index(backends, int, 0), &def, csv, controls);
+	status = check_only ? CL_EXIT_OK : run(scene, g_array_index(backends, int, 0), &def, csv, controls);
 out:
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)

@@ -1,5 +1,8 @@
 /* The figure-making subcommands (heatmap, figure), registered in cli.c. */
 #pragma once
 
-int cl_cmd_heatmap(int argc, char **argv);
-int cl_cmd_figure(int argc, char **argv);
+#include <glib.h>
+
+/* check_only: see cli-common.h */
+int cl_cmd_heatmap(int argc, char **argv, gboolean check_only);
+int cl_cmd_figure(int argc, char **argv, gboolean check_only);

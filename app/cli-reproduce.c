@@ -62,7 +62,7 @@ static void put_table(GString *out, const ClReproTable *table, const char *filte
 	}
 }
 
-int cl_cmd_reproduce(int argc, char **argv)
+int cl_cmd_reproduce(int argc, char **argv, gboolean check_only)
 {
 	char *filter = NULL, *format = NULL;
 	GOptionEntry entries[] = {
@@ -87,6 +87,10 @@ int cl_cmd_reproduce(int argc, char **argv)
 	if (positional[0]) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "reproduce: takes no arguments (got %s)",
 					positional[0]);
+		goto out;
+	}
+	if (check_only) {
+		status = CL_EXIT_OK;
 		goto out;
 	}
 	if (!(table = cl_repro_load_default(&error)))

@@ -20,7 +20,7 @@ static void put_trajectory(GString *out, const ClScene *scene, int backend, cons
 		}
 }
 
-int cl_cmd_simulate(int argc, char **argv)
+int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
 	GOptionEntry entries[] = {
@@ -44,6 +44,8 @@ int cl_cmd_simulate(int argc, char **argv)
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	status = CL_EXIT_OK;
+	if (check_only)
+		goto out;
 	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
 	for (guint k = 0; k < backends->len; k++) {
 		int backend = g_array_index(backends, int, k);

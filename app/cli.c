@@ -9,7 +9,7 @@
 
 typedef struct {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	int (*run)(int argc, char **argv, gboolean check_only);
 	const char *usage;
 } ClCommand;
 
@@ -64,21 +64,33 @@ bool cl_cli_wants(int argc, char **argv)
 	return a[0] != '-' || strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0;
 }
 
-int cl_cli_run(int argc, char **argv)
+static int dispatch(int argc, char **argv, gboolean check_only)
 {
 	const char *name = argv[1];
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-		print_usage(stdout);
+		if (!check_only)
+			print_usage(stdout);
 		return CL_EXIT_OK;
 	}
 	if (strcmp(name, "--version") == 0) {
-		printf("contactlab %s\n", CL_VERSION);
+		if (!check_only)
+			printf("contactlab %s\n", CL_VERSION);
 		return CL_EXIT_OK;
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		if (strcmp(name, commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return commands[i].run(argc - 1, argv + 1, check_only);
 	cl_cli_fail(CL_EXIT_BAD_INPUT, "unknown command \"%s\"", name);
 	print_usage(stderr);
 	return CL_EXIT_BAD_INPUT;
+}
+
+int cl_cli_run(int argc, char **argv)
+{
+	return dispatch(argc, argv, FALSE);
+}
+
+int cl_cli_check(int argc, char **argv)
+{
+	return dispatch(argc, argv, TRUE);
 }

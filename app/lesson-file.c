@@ -3,6 +3,7 @@
  * step's scene, backends and view. */
 #include "lesson-file.h"
 
+#include "json-depth.h"
 #include "numbers.h"
 #include "scene-file.h"
 
@@ -849,6 +850,13 @@ static gboolean read_lesson(Reader *rd, JsonNode *root, ClLesson *lesson)
 ClLesson *cl_lesson_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
 	const char *file = filename ? filename : "lesson";
+	int line, column;
+	if (!cl_json_depth_ok(data, length < 0 ? strlen(data) : (gsize)length, &line, &column)) {
+		g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX,
+					"%s: line %d, column %d: arrays and objects nested more than %d deep", file, line, column,
+					CL_JSON_MAX_DEPTH);
+		return NULL;
+	}
 	JsonParser *parser = json_parser_new();
 	GError *json_error = NULL;
 	if (!json_parser_load_from_data(parser, data, length, &json_error)) {

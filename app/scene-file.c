@@ -3,6 +3,7 @@
  * are the shortest text that reads back to the same double. */
 #include "scene-file.h"
 
+#include "json-depth.h"
 #include "numbers.h"
 
 #include <json-glib/json-glib.h>
@@ -606,9 +607,16 @@ static gboolean read_scene(Reader *rd, ClScene *scene, JsonNode *root_node)
 
 ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
+	const char *file = filename ? filename : "scene";
+	int line, column;
+	if (!cl_json_depth_ok(data, length < 0 ? strlen(data) : (gsize)length, &line, &column)) {
+		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX,
+					"%s: line %d, column %d: arrays and objects nested more than %d deep (a scene needs 6)", file,
+					line, column, CL_JSON_MAX_DEPTH);
+		return NULL;
+	}
 	JsonParser *parser = json_parser_new();
 	GError *json_error = NULL;
-	const char *file = filename ? filename : "scene";
 	if (!json_parser_load_from_data(parser, data, length, &json_error)) {
 		/* json-glib says "<data>:LINE:COLUMN: Parse error: …" */
 		const char *text = json_error->message;

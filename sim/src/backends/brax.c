@@ -570,7 +570,14 @@ const ClBackend cl_backend_compliant_brax = {
 			"Generalisations: any wall normal (a plane body rotated about the out-of-plane axis, its quaternion "
 			"renormalised each sub-step as Brax does, so a float32 normal may be off by one ulp), any number of walls "
 			"and balls (one plane collider and one sphere collider, pairs in body order), masses (the drag on a "
-			"pair's second ball uses the first ball's mass, as in Brax), gravity, controls on every ball.",
+			"pair's second ball uses the first ball's mass, as in Brax), gravity, controls on every ball. "
+			"Degenerate contacts pass silently (status ok; Brax reports nothing): a tangential (grazing) pass "
+			"that touches at a sub-step is a contact, so a ball that only touches a wall bounces off it; "
+			"simultaneous contacts are averaged, so in a corner each wall's impulse is halved, the ball keeps "
+			"approaching, is hit again every sub-step and stops dead about 1 cm inside both walls, and three "
+			"balls in a row all stop; resting contact (Zeno) has no limit point: an impulse at every sub-step "
+			"keeps the ball chattering within about 1 mm of the surface; a ball starting in contact (at t = 0) "
+			"is an ordinary contact.",
 		.params = spring_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -604,7 +611,13 @@ const ClBackend cl_backend_pbd_brax = {
 			"Task 3 float32 drift moves the contact and changes the gradients by 0.5% against float64. "
 			"Generalisations as compliant-brax: any wall normal (rotated plane bodies, renormalised like Brax's), "
 			"any number of walls and balls, masses (the second ball's velocity change uses the first ball's mass, as "
-			"in Brax), gravity, controls on every ball.",
+			"in Brax), gravity, controls on every ball. Degenerate contacts pass silently (status ok; Brax reports "
+			"nothing): a tangential (grazing) pass is a contact only if a collision half-step finds the ball "
+			"inside, so the sub-step grid decides; simultaneous contacts are averaged, so a corner or three balls "
+			"in a row lose most of their speed (e = 0.8 into a corner leaves at 0.09 of the approach speed, three "
+			"balls at e = 1 at half speed); in resting contact (Zeno) the projection holds the ball on the "
+			"surface and its gradient with respect to the initial height vanishes (about 1e-37 after 1 s); a "
+			"ball starting in contact (at t = 0) is an ordinary contact.",
 		.params = pbd_params,
 		.param_count = PARAM_COUNT,
 	},

@@ -665,7 +665,12 @@ static const ClParamDesc convex_params[] = {
 	"the detached normal, so the impulse has no gradient through its direction or the positions: with "          \
 	"ball-ball contacts the gradient is NOT the derivative of the forward map and differs from finite "          \
 	"differences; with walls only it is), branches are constants. Float32 by default; the QP itself is solved " \
-	"in double, as SCS does. "
+	"in double, as SCS does. Degenerate contacts pass silently (status ok; the peer reports nothing): a "      \
+	"tangential (grazing) pass whose predicted gap dips below the radius is a contact, so a ball that only "      \
+	"touches a wall bounces off it; simultaneous contacts (a corner, three balls at once) are one QP, so no "      \
+	"order enters (three balls in a row end as in Newton's cradle); in resting contact (Zeno) gravity is added " \
+	"after the impulse and x moves with the old velocity, so a resting ball sinks into the surface at about "    \
+	"|g|dt/(1+e) and never rests; a ball starting in contact (at t = 0) is an ordinary first-step contact. "
 
 const ClBackend cl_backend_convex_toi = {
 	.info = {

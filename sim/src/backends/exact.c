@@ -34,6 +34,13 @@ typedef struct ExactWorkspace {
 	unsigned char *resting;  /* ball_count × wall_count: resting contacts of the segment */
 	unsigned char *disabled; /* ball_count²: pairs in resting contact, skipped for the interval */
 	bool any_disabled;
+	/* broad phase: each ball's swept box over the segment, the balls sorted
+	 * by the box's left edge (kept from segment to segment, so re-sorting is
+	 * nearly linear), and the candidate pairs whose boxes overlap */
+	double *box;      /* 4 per ball: x_lo, x_hi, y_lo, y_hi */
+	int *order;       /* ball_count */
+	int *candidates;  /* pairs i·ball_count + j, i < j */
+	int candidate_count, candidate_capacity;
 	/* the previous impact, for simultaneity across interval boundaries */
 	double last_time;
 	int last_ball, last_other;
@@ -50,8 +57,12 @@ static void *exact_create(const ClScene *scene, const double *params)
 	w->accel = calloc((size_t)(2 * nb + 1), sizeof(double));
 	w->resting = calloc((size_t)(nb * nw + 1), 1);
 	w->disabled = calloc((size_t)(nb * nb + 1), 1);
-	if (!w->accel || !w->resting || !w->disabled)
+	w->box = calloc((size_t)(4 * nb + 1), sizeof(double));
+	w->order = calloc((size_t)(nb + 1), sizeof(int));
+	if (!w->accel || !w->resting || !w->disabled || !w->box || !w->order)
 		abort();
+	for (int i = 0; i < nb; i++)
+		w->order[i] = i;
 	/* length scale L: the extent of the scene; speed scale V: its fastest
 	 * initial speed, or the speed of crossing L in T or of falling through L */
 	double length = 0.0, speed = 0.0;
@@ -83,6 +94,9 @@ static void exact_destroy(void *workspace)
 	free(w->accel);
 	free(w->resting);
 	free(w->disabled);
+	free(w->box);
+	free(w->order);
+	free(w->candidates);
 	free(w);
 }
 
@@ -435,7 +449,10 @@ static void search_walls(StepState *st, double h, Search *search)
 								 "ball \"%s\" starts touching wall \"%s\" (gap %.3g, normal speed %.3g): the "
 								 "contact is active at t = 0, so the gradient is one-sided",
 								 ball_id(st, i), wall_id(st, k), gap, vn);
-				if (vn < 0.0) {
+				/* only an actual overlap impacts at once: a positive gap within
+				 * tolerance still has its root, so the forward map stays
+				 * continuous for perturbations smaller than the tolerance */
+				if (vn < 0.0 && gap <= 0.0) {
 					offer(search, EVENT_WALL, 0.0, i, k);
 					continue;
 				}
@@ -480,58 +497,141 @@ static void disable_pair(ExactWorkspace *w, int i, int j)
 	w->any_disabled = true;
 }
 
+/* Narrow phase for one pair: its first impact in the segment, or a graze. */
+static void search_pair(StepState *st, double h, Search *search, int i, int j)
+{
+	ExactWorkspace *w = st->w;
+	const ClScene *scene = st->ctx->scene;
+	double d[2], wv[2], alpha[2];
+	pair_kinematics(st, i, j, d, wv, alpha);
+	double rho = scene->balls[i].radius + scene->balls[j].radius;
+	double dist = hypot(d[0], d[1]), gap = dist - rho;
+	double speed = hypot(wv[0], wv[1]), accel = hypot(alpha[0], alpha[1]);
+	if (gap > w->gap_tolerance && gap - speed * h - 0.5 * accel * h * h > w->gap_tolerance)
+		return; /* cannot reach each other in this segment */
+	if (gap <= w->gap_tolerance) {
+		double s = (d[0] * wv[0] + d[1] * wv[1]) / dist;
+		/* second derivative of the distance: pushing together if < 0 */
+		double curvature = (d[0] * alpha[0] + d[1] * alpha[1] + speed * speed - s * s) / dist;
+		if (st->at_start && s <= w->resting_speed)
+			cl_step_fail(st->ctx, CL_STATUS_IN_CONTACT,
+						 "balls \"%s\" and \"%s\" start touching (gap %.3g, normal speed %.3g): the "
+						 "contact is active at t = 0, so the gradient is one-sided",
+						 ball_id(st, i), ball_id(st, j), gap, s);
+		if (fabs(s) <= w->resting_speed && curvature < 0.0) {
+			cl_step_fail(st->ctx, CL_STATUS_ZENO,
+						 "balls \"%s\" and \"%s\" are in resting contact at t = %.9g s (Zeno limit of "
+						 "bounces): their contact is not resolved in this interval, and the gradient is "
+						 "not exact",
+						 ball_id(st, i), ball_id(st, j), absolute_time(st));
+			disable_pair(w, i, j);
+			return;
+		}
+		if (s < 0.0 && gap <= 0.0) {
+			offer(search, EVENT_PAIR, 0.0, i, j);
+			return;
+		}
+	}
+	double c[5] = {
+		d[0] * d[0] + d[1] * d[1] - rho * rho,
+		2.0 * (d[0] * wv[0] + d[1] * wv[1]),
+		speed * speed + d[0] * alpha[0] + d[1] * alpha[1],
+		wv[0] * alpha[0] + wv[1] * alpha[1],
+		0.25 * accel * accel,
+	};
+	double graze;
+	double tau = quartic_first_crossing(c, h, 2.0 * rho * w->gap_tolerance, &graze);
+	if (tau <= h)
+		offer(search, EVENT_PAIR, tau, i, j);
+	if (graze < tau)
+		offer_graze(search, graze, i, j);
+}
+
+/* The range of p + vτ + ½aτ² over τ in [0, h]. */
+static void swept_range(double p, double v, double a, double h, double *lo, double *hi)
+{
+	double end = p + h * (v + 0.5 * h * a);
+	*lo = fmin(p, end);
+	*hi = fmax(p, end);
+	if (a != 0.0) {
+		double vertex = -v / a;
+		if (vertex > 0.0 && vertex < h) {
+			double extreme = p + vertex * (v + 0.5 * vertex * a);
+			*lo = fmin(*lo, extreme);
+			*hi = fmax(*hi, extreme);
+		}
+	}
+}
+
+static void add_candidate(ExactWorkspace *w, int i, int j)
+{
+	if (w->candidate_count == w->candidate_capacity) {
+		int capacity = w->candidate_capacity ? 2 * w->candidate_capacity : 256;
+		int *grown = realloc(w->candidates, sizeof *grown * (size_t)capacity);
+		if (!grown)
+			abort();
+		w->candidates = grown;
+		w->candidate_capacity = capacity;
+	}
+	w->candidates[w->candidate_count++] = i < j ? i * w->ball_count + j : j * w->ball_count + i;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Broad phase, then the narrow phase on the candidates in (i, j) order, the
+ * order of an all-pairs loop, so ties between equal impact times resolve
+ * as they would without it. A pair is dropped only when the boxes swept by
+ * the balls over the segment, grown by their radii and the gap tolerance,
+ * are disjoint: then the balls stay more than r_i + r_j + 2·tolerance apart,
+ * and the narrow phase could report neither an impact nor a graze. */
 static void search_pairs(StepState *st, double h, Search *search)
 {
 	ExactWorkspace *w = st->w;
 	const ClScene *scene = st->ctx->scene;
-	for (int i = 0; i < w->ball_count; i++) {
-		for (int j = i + 1; j < w->ball_count; j++) {
-			if (w->disabled[i * w->ball_count + j])
-				continue;
-			double d[2], wv[2], alpha[2];
-			pair_kinematics(st, i, j, d, wv, alpha);
-			double rho = scene->balls[i].radius + scene->balls[j].radius;
-			double dist = hypot(d[0], d[1]), gap = dist - rho;
-			double speed = hypot(wv[0], wv[1]), accel = hypot(alpha[0], alpha[1]);
-			if (gap > w->gap_tolerance && gap - speed * h - 0.5 * accel * h * h > w->gap_tolerance)
-				continue; /* cannot reach each other in this segment */
-			if (gap <= w->gap_tolerance) {
-				double s = (d[0] * wv[0] + d[1] * wv[1]) / dist;
-				/* second derivative of the distance: pushing together if < 0 */
-				double curvature = (d[0] * alpha[0] + d[1] * alpha[1] + speed * speed - s * s) / dist;
-				if (st->at_start && s <= w->resting_speed)
-					cl_step_fail(st->ctx, CL_STATUS_IN_CONTACT,
-								 "balls \"%s\" and \"%s\" start touching (gap %.3g, normal speed %.3g): the "
-								 "contact is active at t = 0, so the gradient is one-sided",
-								 ball_id(st, i), ball_id(st, j), gap, s);
-				if (fabs(s) <= w->resting_speed && curvature < 0.0) {
-					cl_step_fail(st->ctx, CL_STATUS_ZENO,
-								 "balls \"%s\" and \"%s\" are in resting contact at t = %.9g s (Zeno limit of "
-								 "bounces): their contact is not resolved in this interval, and the gradient is "
-								 "not exact",
-								 ball_id(st, i), ball_id(st, j), absolute_time(st));
-					disable_pair(w, i, j);
-					continue;
-				}
-				if (s < 0.0) {
-					offer(search, EVENT_PAIR, 0.0, i, j);
-					continue;
-				}
-			}
-			double c[5] = {
-				d[0] * d[0] + d[1] * d[1] - rho * rho,
-				2.0 * (d[0] * wv[0] + d[1] * wv[1]),
-				speed * speed + d[0] * alpha[0] + d[1] * alpha[1],
-				wv[0] * alpha[0] + wv[1] * alpha[1],
-				0.25 * accel * accel,
-			};
-			double graze;
-			double tau = quartic_first_crossing(c, h, 2.0 * rho * w->gap_tolerance, &graze);
-			if (tau <= h)
-				offer(search, EVENT_PAIR, tau, i, j);
-			if (graze < tau)
-				offer_graze(search, graze, i, j);
+	int nb = w->ball_count;
+	for (int i = 0; i < nb; i++) {
+		const double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		double *box = w->box + 4 * i;
+		double grow = scene->balls[i].radius + w->gap_tolerance;
+		swept_range(p[0], p[2], a[0], h, &box[0], &box[1]);
+		swept_range(p[1], p[3], a[1], h, &box[2], &box[3]);
+		box[0] -= grow;
+		box[1] += grow;
+		box[2] -= grow;
+		box[3] += grow;
+	}
+	/* insertion sort by the left edge: the order changes little between segments */
+	for (int k = 1; k < nb; k++) {
+		int ball = w->order[k];
+		double key = w->box[4 * ball];
+		int m = k - 1;
+		for (; m >= 0 && w->box[4 * w->order[m]] > key; m--)
+			w->order[m + 1] = w->order[m];
+		w->order[m + 1] = ball;
+	}
+	w->candidate_count = 0;
+	for (int k = 0; k < nb; k++) {
+		int i = w->order[k];
+		const double *bi = w->box + 4 * i;
+		for (int m = k + 1; m < nb; m++) {
+			int j = w->order[m];
+			const double *bj = w->box + 4 * j;
+			if (bj[0] > bi[1])
+				break; /* every later box starts further right */
+			if (bj[2] <= bi[3] && bi[2] <= bj[3])
+				add_candidate(w, i, j);
 		}
+	}
+	if (w->candidate_count > 1) /* qsort of a NULL array is undefined even for 0 items */
+		qsort(w->candidates, (size_t)w->candidate_count, sizeof *w->candidates, compare_ints);
+	for (int k = 0; k < w->candidate_count; k++) {
+		int i = w->candidates[k] / nb, j = w->candidates[k] % nb;
+		if (!w->disabled[i * nb + j])
+			search_pair(st, h, search, i, j);
 	}
 }
 

@@ -233,7 +233,13 @@ static const ClParamDesc impulse_params[] = {
 	"receives the share m_other/(m_a + m_b) of a ball-ball impulse (1/2 for equal masses, as in the paper); "       \
 	"several contacts of one ball simply add. No friction: DiffTaichi has none, so the scene's friction is "       \
 	"ignored. Float32 by default, every constant rounded once, no FMA. The gradient is the peer's autodiff: "       \
-	"branches constant, (1+e) a constant, the ball-ball normal differentiable. "
+	"branches constant, (1+e) a constant, the ball-ball normal differentiable. Degenerate contacts pass "       \
+	"silently (status ok; the peer reports nothing): a tangential (grazing) pass is a hit only if a predicted "     \
+	"position is strictly inside, so the step grid decides; simultaneous impacts are computed from the same "     \
+	"start-of-step velocities and added, so a corner reflects both components but three balls in a row all "     \
+	"stop (momentum kept, energy lost although e = 1); in resting contact (Zeno) gravity is added after the "      \
+	"impulse, so a resting ball sinks into the surface at |g|dt/(1+e) and never rests; a ball starting in "        \
+	"contact (at t = 0) gets an ordinary first-step impulse. "
 
 const ClBackend cl_backend_impulse_toi = {
 	.info = {
