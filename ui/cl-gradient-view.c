@@ -12,7 +12,13 @@ struct _ClGradientView {
 	GtkWidget *copy_button;
 	GtkWidget *placeholder;
 	ClComputeResult *result;
+	GArray *highlight; /* Highlight */
 };
+
+typedef struct {
+	int backend;
+	char parameter[CL_NAME_MAX]; /* "" for the whole row */
+} Highlight;
 
 G_DEFINE_FINAL_TYPE(ClGradientView, cl_gradient_view, GTK_TYPE_WIDGET)
 
@@ -150,6 +156,18 @@ static const char *status_explanation(ClStatusCode code)
 	return "";
 }
 
+/* Whether the lesson points at backend's cell of column name, or at its
+ * whole row (name NULL: the row header carries that outline). */
+static gboolean highlighted(const ClGradientView *self, int backend, const char *name)
+{
+	for (guint i = 0; self->highlight && i < self->highlight->len; i++) {
+		const Highlight *h = &g_array_index(self->highlight, Highlight, i);
+		if (h->backend == backend && g_str_equal(h->parameter, name ? name : ""))
+			return TRUE;
+	}
+	return FALSE;
+}
+
 static GtkWidget *row_header(const ClBackendResult *r)
 {
 	const ClBackendInfo *info = cl_backend_info(r->backend);
@@ -181,7 +199,7 @@ static GtkWidget *row_header(const ClBackendResult *r)
 	return box;
 }
 
-static GtkWidget *cell(const ClComputeResult *result, const ClBackendResult *r, const ClBackendResult *exact, int k)
+static GtkWidget *cell(const ClGradientView *self, const ClComputeResult *result, const ClBackendResult *r, const ClBackendResult *exact, int k)
 {
 	const char *id = cl_backend_info(r->backend)->id;
 	const char *name = result->column_names[k];
@@ -214,6 +232,9 @@ static GtkWidget *cell(const ClComputeResult *result, const ClBackendResult *r, 
 	gtk_label_set_xalign(GTK_LABEL(label), 1);
 	gtk_widget_add_css_class(label, "cell");
 	gtk_widget_add_css_class(label, agreement_class[agreement]);
+	gboolean pointed_at = k > 0 && highlighted(self, r->backend, name);
+	if (pointed_at)
+		gtk_widget_add_css_class(label, "highlighted");
 
 	GString *tip = g_string_new(NULL);
 	if (k == 0)
@@ -240,8 +261,10 @@ static GtkWidget *cell(const ClComputeResult *result, const ClBackendResult *r, 
 	g_string_free(tip, TRUE);
 	/* the accessible name carries the full-precision number for screen readers and tests */
 	char *accessible = g_strdup_printf("%s %s = %s", id, name, full);
+	char *description = g_strdup_printf("%s%s", agreement_text[agreement], pointed_at ? " (highlighted)" : "");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
-								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, agreement_text[agreement], -1);
+								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+	g_free(description);
 	g_free(accessible);
 	return label;
 }
@@ -273,9 +296,12 @@ static void rebuild(ClGradientView *self)
 			const ClBackendResult *r = &result->backends[i];
 			if ((r == exact) != (pass == 0))
 				continue;
-			gtk_grid_attach(grid, row_header(r), 0, row, 1, 1);
+			GtkWidget *header = row_header(r);
+			if (highlighted(self, r->backend, NULL))
+				gtk_widget_add_css_class(header, "highlighted");
+			gtk_grid_attach(grid, header, 0, row, 1, 1);
 			for (int k = 0; k < result->column_count; k++)
-				gtk_grid_attach(grid, cell(result, r, exact, k), k + 1, row, 1, 1);
+				gtk_grid_attach(grid, cell(self, result, r, exact, k), k + 1, row, 1, 1);
 			row++;
 		}
 	}
@@ -315,6 +341,7 @@ static void cl_gradient_view_dispose(GObject *object)
 	ClGradientView *self = CL_GRADIENT_VIEW(object);
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_pointer(&self->result, cl_compute_result_unref);
+	g_clear_pointer(&self->highlight, g_array_unref);
 	G_OBJECT_CLASS(cl_gradient_view_parent_class)->dispose(object);
 }
 
@@ -387,4 +414,20 @@ void cl_gradient_view_set_progress_state(ClGradientView *self, int runs_complete
 	char *text = g_strdup_printf("runs completed: %d; computing: %s", runs_completed, computing ? "yes" : "no");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 	g_free(text);
+}
+
+void cl_gradient_view_set_highlight(ClGradientView *self, const int *backends, const char *const *parameters,
+									int count)
+{
+	g_clear_pointer(&self->highlight, g_array_unref);
+	if (count > 0) {
+		self->highlight = g_array_sized_new(FALSE, TRUE, sizeof(Highlight), (guint)count);
+		for (int i = 0; i < count; i++) {
+			Highlight h = {.backend = backends[i]};
+			if (parameters && parameters[i])
+				g_strlcpy(h.parameter, parameters[i], sizeof h.parameter);
+			g_array_append_val(self->highlight, h);
+		}
+	}
+	rebuild(self);
 }

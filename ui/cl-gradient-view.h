@@ -18,6 +18,11 @@ void cl_gradient_view_set_result(ClGradientView *view, ClComputeResult *result);
 /* The table's accessible description: how many runs completed and whether
  * one is running, so assistive tools (and the GUI tests) can wait for it. */
 void cl_gradient_view_set_progress_state(ClGradientView *view, int runs_completed, gboolean computing);
+/* Outlines what a lesson points at: the cell (backends[i], parameters[i]),
+ * or backend i's whole row when parameters[i] is NULL or "". It stays
+ * across results until replaced; count 0 clears it. */
+void cl_gradient_view_set_highlight(ClGradientView *view, const int *backends, const char *const *parameters,
+									int count);
 /* How a value compares with exact's (also used for the cell colour). */
 typedef enum {
 	CL_AGREEMENT_REFERENCE, /* the exact row itself */

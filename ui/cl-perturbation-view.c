@@ -288,6 +288,19 @@ void cl_perturbation_view_set_delta(ClPerturbationView *self, double delta)
 	self->updating = FALSE;
 }
 
+gboolean cl_perturbation_view_set_parameter(ClPerturbationView *self, const char *name)
+{
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->names));
+	for (guint i = 0; i < n; i++)
+		if (g_str_equal(gtk_string_list_get_string(self->names, i), name)) {
+			self->updating = TRUE;
+			gtk_drop_down_set_selected(GTK_DROP_DOWN(self->dropdown), i);
+			self->updating = FALSE;
+			return TRUE;
+		}
+	return FALSE;
+}
+
 static void cl_perturbation_view_dispose(GObject *object)
 {
 	ClPerturbationView *self = CL_PERTURBATION_VIEW(object);

@@ -21,6 +21,9 @@ void cl_perturbation_view_set_result(ClPerturbationView *view, ClComputeResult *
 const char *cl_perturbation_view_get_parameter(ClPerturbationView *view);
 double cl_perturbation_view_get_delta(ClPerturbationView *view);
 void cl_perturbation_view_set_delta(ClPerturbationView *view, double delta);
+/* Chooses θ among the offered parameters (no "changed" signal, like
+ * set_delta); FALSE when the scene has no such parameter. */
+gboolean cl_perturbation_view_set_parameter(ClPerturbationView *view, const char *name);
 /* Draws the small multiples onto any cairo_t (screen and export). */
 void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboolean *visible, double width,
 						  double height, gboolean dark);

@@ -4,11 +4,13 @@
 
 #include "cl-compute-job.h"
 #include "cl-backend-list.h"
+#include "cl-convergence-view.h"
 #include "cl-gradient-view.h"
 #include "cl-heatmap-view.h"
 #include "cl-learning-view.h"
 #include "cl-view-actions.h"
 #include "cl-inspector.h"
+#include "cl-lesson-panel.h"
 #include "cl-perturbation-view.h"
 #include "cl-preferences.h"
 #include "cl-scene-canvas.h"
@@ -50,6 +52,8 @@ struct _ClWindow {
 	ClPerturbationView *perturbation_view;
 	ClHeatmapView *heatmap_view;
 	ClLearningView *learning_view;
+	ClConvergenceView *convergence_view;
+	ClLessonPanel *lesson_panel;
 	ClInspector *inspector;
 	ClBackendList *backend_list;
 
@@ -506,6 +510,11 @@ void cl_window_load_preset(ClWindow *self, const char *id)
 	load_scene(self, scene, NULL, "Load preset");
 }
 
+void cl_window_replace_scene(ClWindow *self, ClScene *scene, const char *label)
+{
+	load_scene(self, scene, NULL, label);
+}
+
 gboolean cl_window_open_path(ClWindow *self, const char *path)
 {
 	GError *error = NULL;
@@ -538,6 +547,11 @@ const gboolean *cl_window_get_enabled(ClWindow *self)
 ClComputeResult *cl_window_get_result(ClWindow *self)
 {
 	return self->result;
+}
+
+GtkWidget *cl_window_get_view(ClWindow *self, const char *name)
+{
+	return gtk_stack_get_child_by_name(self->results_stack, name);
 }
 
 static void store_enabled(ClWindow *self)
@@ -1124,6 +1138,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 	g_type_ensure(CL_TYPE_BACKEND_LIST);
 	g_type_ensure(CL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(CL_TYPE_LEARNING_VIEW);
+	g_type_ensure(CL_TYPE_CONVERGENCE_VIEW);
+	g_type_ensure(CL_TYPE_LESSON_PANEL);
 	/* the scene was edited or replaced (views that depend on it listen) */
 	signals[SIGNAL_SCENE_CHANGED] = g_signal_new("scene-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
 												 NULL, NULL, NULL, G_TYPE_NONE, 0);
@@ -1147,6 +1163,8 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, perturbation_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, heatmap_view);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, learning_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, convergence_view);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, lesson_panel);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, inspector);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, backend_list);
 }
@@ -1234,6 +1252,8 @@ ClWindow *cl_window_new(ClApplication *app)
 	cl_backend_list_set_window(self->backend_list, self);
 	cl_heatmap_view_set_window(self->heatmap_view, self);
 	cl_learning_view_set_window(self->learning_view, self);
+	cl_convergence_view_set_window(self->convergence_view, self);
+	cl_lesson_panel_set_window(self->lesson_panel, self);
 	cl_view_actions_install(self, self->heatmap_view, self->learning_view);
 	update_title(self);
 	sync_time(self);

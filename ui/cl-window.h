@@ -1,5 +1,6 @@
 /* The workbench window: header bar, scene canvas with timeline, results
- * (Gradients, Perturbation) and the sidebar (inspector, backends). It owns
+ * (Gradients, Perturbation, Heatmaps, Learning, Convergence), the Lessons
+ * panel and the sidebar (inspector, backends). It owns
  * the scene, the undo stack and the background computation. */
 #pragma once
 
@@ -18,6 +19,9 @@ ClWindow *cl_window_new(ClApplication *app);
 void cl_window_load_preset(ClWindow *window, const char *id);
 /* Loads a scene file; on error shows the loader's message and keeps the scene. */
 gboolean cl_window_open_path(ClWindow *window, const char *path);
+/* Replaces the scene as one undoable step, not tied to a file (a lesson
+ * step); takes ownership of scene. */
+void cl_window_replace_scene(ClWindow *window, ClScene *scene, const char *label);
 void cl_window_choose_file_to_open(ClWindow *window);
 void cl_window_show_preferences(ClWindow *window);
 void cl_window_offer_recovery(ClWindow *window, const char *path);
@@ -31,5 +35,8 @@ const gboolean *cl_window_get_enabled(ClWindow *window);
 /* The last computed gradients and trajectories (NULL before the first run). */
 ClComputeResult *cl_window_get_result(ClWindow *window);
 void cl_window_set_enabled(ClWindow *window, int backend, gboolean enabled);
+/* A page of the results stack by name: gradients, perturbation, heatmaps,
+ * learning, convergence. */
+GtkWidget *cl_window_get_view(ClWindow *window, const char *name);
 
 G_END_DECLS

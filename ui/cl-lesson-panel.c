@@ -1,0 +1,914 @@
+#include "cl-lesson-panel.h"
+
+#include "cl-convergence-view.h"
+#include "cl-gradient-view.h"
+#include "cl-heatmap-view.h"
+#include "cl-learning-view.h"
+#include "cl-perturbation-view.h"
+#include "cl-plot-view.h"
+#include "cl-window.h"
+#include "lesson-figures.h"
+#include "lesson-handout.h"
+#include "lesson.h"
+#include "numbers.h"
+#include "scene-file.h"
+
+#include <string.h>
+
+#define EXPORT_PROGRESS_MS 100
+
+/* The results page that shows each kind of lesson view. */
+static const char *const view_pages[CL_LESSON_VIEW_COUNT] = {
+	[CL_LESSON_VIEW_GRADIENTS] = "gradients", [CL_LESSON_VIEW_PERTURBATION] = "perturbation",
+	[CL_LESSON_VIEW_HEATMAP] = "heatmaps",	  [CL_LESSON_VIEW_LEARNING] = "learning",
+	[CL_LESSON_VIEW_CONVERGENCE] = "convergence",
+};
+
+/* The open lesson, shared with the worker threads computing its steps or
+ * its handout, so switching lessons never frees one in use. */
+typedef struct {
+	ClLesson *lesson;
+} SharedLesson;
+
+static SharedLesson *shared_lesson_new(ClLesson *lesson)
+{
+	SharedLesson *shared = g_atomic_rc_box_new0(SharedLesson);
+	shared->lesson = lesson;
+	return shared;
+}
+
+static void shared_lesson_clear(gpointer data)
+{
+	cl_lesson_free(((SharedLesson *)data)->lesson);
+}
+
+static void shared_lesson_unref(SharedLesson *shared)
+{
+	g_atomic_rc_box_release_full(shared, shared_lesson_clear);
+}
+
+/* A step's numbers and figure, computed off the main thread. */
+typedef struct {
+	SharedLesson *shared;
+	guint step;
+	_Atomic int cancel;
+	ClLessonResult *result;
+	ClPlotFigure *figure;
+	double width, height;
+} StepJob;
+
+static void step_job_free(gpointer data)
+{
+	StepJob *job = data;
+	if (job->result)
+		cl_lesson_result_free(job->result);
+	cl_plot_figure_free(job->figure);
+	shared_lesson_unref(job->shared);
+	g_free(job);
+}
+
+/* A handout, written off the main thread. */
+typedef struct {
+	SharedLesson *shared;
+	char *pdf, *dir;
+	_Atomic int cancel;
+	_Atomic int done, total;
+	GPtrArray *problems;
+} ExportJob;
+
+static void export_job_free(gpointer data)
+{
+	ExportJob *job = data;
+	shared_lesson_unref(job->shared);
+	g_free(job->pdf);
+	g_free(job->dir);
+	g_ptr_array_unref(job->problems);
+	g_free(job);
+}
+
+struct _ClLessonPanel {
+	GtkWidget parent_instance;
+
+	/* template widgets */
+	GtkStack *stack;
+	GtkListBox *lesson_list;
+	GtkLabel *lesson_title, *step_position, *step_title, *step_text, *problems_label, *edited_note, *settings_label;
+	GtkLabel *export_status;
+	GtkWidget *busy_box;
+	GtkSpinner *spinner;
+	ClPlotView *figure;
+	GtkProgressBar *export_progress;
+
+	/* borrowed */
+	ClWindow *window;
+
+	/* owned */
+	SharedLesson *open; /* NULL: the list is shown */
+	guint step;
+	GTask *step_task;      /* computing the shown step */
+	ClLessonResult *result; /* the shown step's numbers */
+	gboolean applying;     /* our own changes to the window are under way */
+	gboolean edited;       /* the user changed the scene since the step was applied */
+	GTask *export_task;
+	guint export_source;
+	char *exported; /* the last handout written */
+	char *export_error;
+	GtkWidget *covered_page; /* the sidebar page the panel was opened over */
+};
+
+G_DEFINE_FINAL_TYPE(ClLessonPanel, cl_lesson_panel, GTK_TYPE_WIDGET)
+
+static void update_state(ClLessonPanel *self);
+
+static const ClLessonStep *current_step(ClLessonPanel *self)
+{
+	return self->open ? g_ptr_array_index(self->open->lesson->steps, self->step) : NULL;
+}
+
+static void set_action_enabled(ClLessonPanel *self, const char *name, gboolean enabled)
+{
+	GAction *action = self->window ? g_action_map_lookup_action(G_ACTION_MAP(self->window), name) : NULL;
+	if (action)
+		g_simple_action_set_enabled(G_SIMPLE_ACTION(action), enabled);
+}
+
+static void update_actions(ClLessonPanel *self)
+{
+	guint steps = self->open ? self->open->lesson->steps->len : 0;
+	set_action_enabled(self, "lesson-next", self->open && self->step + 1 < steps);
+	set_action_enabled(self, "lesson-previous", self->open && self->step > 0);
+	set_action_enabled(self, "lesson-step", self->open != NULL);
+	set_action_enabled(self, "lesson-leave", self->open != NULL);
+	set_action_enabled(self, "lesson-export", self->open && !self->export_task);
+	update_state(self);
+}
+
+/* What tests (and scripts) read over D-Bus: the panel's state as JSON. */
+static void update_state(ClLessonPanel *self)
+{
+	GAction *action = self->window ? g_action_map_lookup_action(G_ACTION_MAP(self->window), "lesson-state") : NULL;
+	if (!action)
+		return;
+	GString *json = g_string_new("{\"lesson\": ");
+	cl_json_append_string(json, self->open ? self->open->lesson->id : "");
+	g_string_append_printf(json, ", \"step\": %u, \"steps\": %u, \"computing\": %s, \"text\": ",
+						   self->open ? self->step + 1 : 0, self->open ? self->open->lesson->steps->len : 0,
+						   self->step_task ? "true" : "false");
+	cl_json_append_string(json, self->result ? self->result->text : "");
+	g_string_append(json, ", \"problems\": [");
+	for (guint i = 0; self->result && i < self->result->problems->len; i++) {
+		g_string_append(json, i ? ", " : "");
+		cl_json_append_string(json, g_ptr_array_index(self->result->problems, i));
+	}
+	g_string_append_printf(json, "], \"exporting\": %s, \"exported\": ", self->export_task ? "true" : "false");
+	cl_json_append_string(json, self->exported ? self->exported : "");
+	g_string_append(json, ", \"export_error\": ");
+	cl_json_append_string(json, self->export_error ? self->export_error : "");
+	g_string_append_c(json, '}');
+	g_simple_action_set_state(G_SIMPLE_ACTION(action), g_variant_new_string(json->str));
+	g_string_free(json, TRUE);
+}
+
+/* ------------------------------------------------------------ the list */
+
+static int compare_lessons(gconstpointer a, gconstpointer b)
+{
+	const ClLesson *x = *(ClLesson *const *)a, *y = *(ClLesson *const *)b;
+	return x->order != y->order ? (x->order > y->order) - (x->order < y->order) : strcmp(x->id, y->id);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static GtkWidget *text_label(const char *text, const char *css)
+{
+	GtkWidget *label = gtk_label_new(text);
+	gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+	gtk_label_set_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
+	gtk_label_set_xalign(GTK_LABEL(label), 0);
+	if (css)
+		gtk_widget_add_css_class(label, css);
+	return label;
+}
+
+static GtkWidget *lesson_row(const ClLesson *lesson)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	gtk_box_append(GTK_BOX(box), text_label(lesson->title, "lesson-row-title"));
+	if (lesson->summary && *lesson->summary)
+		gtk_box_append(GTK_BOX(box), text_label(lesson->summary, "lesson-row-summary"));
+	char *meta = g_strdup_printf("%u steps", lesson->steps->len);
+	gtk_box_append(GTK_BOX(box), text_label(meta, "lesson-position"));
+	g_free(meta);
+	GtkWidget *row = gtk_list_box_row_new();
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
+	g_object_set_data_full(G_OBJECT(row), "lesson-id", g_strdup(lesson->id), g_free);
+	gtk_widget_set_tooltip_text(row, "Open the lesson at its first step");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, lesson->title,
+								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, lesson->summary ? lesson->summary : "", -1);
+	return row;
+}
+
+/* A lesson file that does not load: its name and the loader's message. */
+static GtkWidget *bad_row(const char *file, const char *message)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	GtkWidget *icon = gtk_image_new_from_icon_name("dialog-warning-symbolic");
+	gtk_widget_set_valign(icon, GTK_ALIGN_START);
+	gtk_box_append(GTK_BOX(box), icon);
+	GtkWidget *texts = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+	gtk_widget_set_hexpand(texts, TRUE);
+	gtk_box_append(GTK_BOX(texts), text_label(file, "lesson-row-title"));
+	gtk_box_append(GTK_BOX(texts), text_label(message, "lesson-problems"));
+	gtk_box_append(GTK_BOX(box), texts);
+	GtkWidget *row = gtk_list_box_row_new();
+	gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
+	gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
+	char *name = g_strdup_printf("%s does not load", file);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, message, -1);
+	g_free(name);
+	return row;
+}
+
+/* Every *.json in the lessons folder, each loaded on its own: one bad file
+ * must not hide the others. */
+static void list_lessons(ClLessonPanel *self)
+{
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->lesson_list))))
+		gtk_list_box_remove(self->lesson_list, child);
+	char *dir_path = g_build_filename(cl_data_dir(), "lessons", NULL);
+	GError *error = NULL;
+	GDir *dir = g_dir_open(dir_path, 0, &error);
+	if (!dir) {
+		gtk_list_box_append(self->lesson_list, bad_row(dir_path, error->message));
+		g_error_free(error);
+		g_free(dir_path);
+		return;
+	}
+	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+	for (const char *name; (name = g_dir_read_name(dir));)
+		if (g_str_has_suffix(name, ".json"))
+			g_ptr_array_add(files, g_strdup(name));
+	g_dir_close(dir);
+	g_ptr_array_sort(files, compare_names);
+	GPtrArray *lessons = g_ptr_array_new_with_free_func((GDestroyNotify)cl_lesson_free);
+	GPtrArray *bad_files = g_ptr_array_new_with_free_func(g_free), *messages = g_ptr_array_new_with_free_func(g_free);
+	for (guint f = 0; f < files->len; f++) {
+		const char *name = g_ptr_array_index(files, f);
+		char *id = g_strndup(name, strlen(name) - strlen(".json"));
+		ClLesson *lesson = cl_lesson_load(id, &error);
+		if (lesson)
+			g_ptr_array_add(lessons, lesson);
+		else {
+			g_ptr_array_add(bad_files, g_strdup(name));
+			g_ptr_array_add(messages, g_strdup(error->message));
+			g_clear_error(&error);
+		}
+		g_free(id);
+	}
+	g_ptr_array_free(files, TRUE);
+	g_ptr_array_sort(lessons, compare_lessons);
+	for (guint i = 0; i < lessons->len; i++)
+		gtk_list_box_append(self->lesson_list, lesson_row(g_ptr_array_index(lessons, i)));
+	for (guint i = 0; i < bad_files->len; i++)
+		gtk_list_box_append(self->lesson_list,
+							bad_row(g_ptr_array_index(bad_files, i), g_ptr_array_index(messages, i)));
+	if (lessons->len == 0 && bad_files->len == 0)
+		gtk_list_box_append(self->lesson_list, bad_row(dir_path, "no lesson files (*.json) in this folder"));
+	g_ptr_array_free(lessons, TRUE);
+	g_ptr_array_free(bad_files, TRUE);
+	g_ptr_array_free(messages, TRUE);
+	g_free(dir_path);
+}
+
+/* ---------------------------------------------------- applying a step */
+
+static void present_view(GtkWidget *view)
+{
+	GtkWidget *parent = gtk_widget_get_parent(view);
+	if (GTK_IS_STACK(parent))
+		gtk_stack_set_visible_child(GTK_STACK(parent), view);
+}
+
+static GArray *highlighted_backends(const ClLessonStep *step)
+{
+	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
+	for (guint i = 0; i < step->highlights->len; i++) {
+		int b = g_array_index(step->highlights, ClLessonHighlight, i).backend;
+		gboolean seen = FALSE;
+		for (guint k = 0; k < backends->len && !seen; k++)
+			seen = g_array_index(backends, int, k) == b;
+		if (!seen)
+			g_array_append_val(backends, b);
+	}
+	return backends;
+}
+
+/* Highlights point at cells and curves; NULL clears them. */
+static void set_highlights(ClLessonPanel *self, const ClLessonStep *step)
+{
+	guint count = step ? step->highlights->len : 0;
+	int *backends = g_new(int, count + 1);
+	const char **parameters = g_new(const char *, count + 1);
+	for (guint i = 0; i < count; i++) {
+		const ClLessonHighlight *h = &g_array_index(step->highlights, ClLessonHighlight, i);
+		backends[i] = h->backend;
+		parameters[i] = h->parameter;
+	}
+	cl_gradient_view_set_highlight(CL_GRADIENT_VIEW(cl_window_get_view(self->window, "gradients")), backends,
+								   parameters, (int)count);
+	GArray *curves = step ? highlighted_backends(step) : NULL;
+	cl_convergence_view_set_highlight(CL_CONVERGENCE_VIEW(cl_window_get_view(self->window, "convergence")), curves);
+	if (curves)
+		g_array_unref(curves);
+	g_free(backends);
+	g_free(parameters);
+}
+
+static gboolean configure_view(ClLessonPanel *self, const ClLessonStep *step, GError **error)
+{
+	const ClLessonView *v = &step->view;
+	GtkWidget *view = cl_window_get_view(self->window, view_pages[v->kind]);
+	switch (v->kind) {
+	case CL_LESSON_VIEW_HEATMAP: {
+		GVariantDict options;
+		g_variant_dict_init(&options, NULL);
+		g_variant_dict_insert(&options, "x", "s", v->x.parameter);
+		g_variant_dict_insert(&options, "y", "s", v->y.parameter);
+		g_variant_dict_insert(&options, "x-min", "d", v->x.min);
+		g_variant_dict_insert(&options, "x-max", "d", v->x.max);
+		g_variant_dict_insert(&options, "y-min", "d", v->y.min);
+		g_variant_dict_insert(&options, "y-max", "d", v->y.max);
+		g_variant_dict_insert(&options, "x-points", "i", v->x.count);
+		g_variant_dict_insert(&options, "y-points", "i", v->y.count);
+		g_variant_dict_insert(&options, "quantity", "s", v->quantity);
+		GVariant *value = g_variant_ref_sink(g_variant_dict_end(&options));
+		gboolean ok = cl_heatmap_view_compute(CL_HEATMAP_VIEW(view), value, error);
+		g_variant_unref(value);
+		return ok;
+	}
+	case CL_LESSON_VIEW_LEARNING: {
+		GVariantDict options;
+		g_variant_dict_init(&options, NULL);
+		g_variant_dict_insert(&options, "iterations", "i", v->iterations);
+		g_variant_dict_insert(&options, "learning-rate", "d", v->learning_rate);
+		g_variant_dict_insert(&options, "log", "b", v->log_scale);
+		GVariant *value = g_variant_ref_sink(g_variant_dict_end(&options));
+		gboolean ok = cl_learning_view_run(CL_LEARNING_VIEW(view), value, error);
+		g_variant_unref(value);
+		return ok;
+	}
+	case CL_LESSON_VIEW_CONVERGENCE:
+		return cl_convergence_view_compute(CL_CONVERGENCE_VIEW(view), v->parameter, v->steps, error);
+	case CL_LESSON_VIEW_GRADIENTS:
+	case CL_LESSON_VIEW_PERTURBATION:
+	case CL_LESSON_VIEW_COUNT:
+		break;
+	}
+	return TRUE;
+}
+
+/* The step's state through the window's own functions, so it is ordinary
+ * state: undoable, editable, and kept when the lesson is left. */
+static void apply_state(ClLessonPanel *self, const ClLessonStep *step)
+{
+	self->applying = TRUE;
+	gboolean *wanted = g_new0(gboolean, (gsize)cl_backend_count());
+	for (guint i = 0; i < step->backends->len; i++)
+		wanted[g_array_index(step->backends, int, i)] = TRUE;
+	for (int b = 0; b < cl_backend_count(); b++)
+		cl_window_set_enabled(self->window, b, wanted[b]);
+	g_free(wanted);
+	char *label = g_strdup_printf("Lesson step “%s”", step->title);
+	cl_window_replace_scene(self->window, cl_scene_copy(step->scene), label);
+	g_free(label);
+	set_highlights(self, step);
+	if (step->view.kind == CL_LESSON_VIEW_PERTURBATION) {
+		ClPerturbationView *view = CL_PERTURBATION_VIEW(cl_window_get_view(self->window, "perturbation"));
+		cl_perturbation_view_set_parameter(view, step->view.parameter);
+		cl_perturbation_view_set_delta(view, step->view.delta);
+	}
+	/* shown first: the window's job computes the perturbation runs only for a shown view */
+	present_view(cl_window_get_view(self->window, view_pages[step->view.kind]));
+	g_action_group_activate_action(G_ACTION_GROUP(self->window), "run", NULL);
+	GError *error = NULL;
+	if (!configure_view(self, step, &error) && error) {
+		char *message = g_strdup_printf("Could not set up the %s view: %s", cl_lesson_view_name(step->view.kind),
+										error->message);
+		g_warning("%s", message);
+		gtk_label_set_text(self->problems_label, message);
+		gtk_widget_set_visible(GTK_WIDGET(self->problems_label), TRUE);
+		g_free(message);
+		g_error_free(error);
+	}
+	self->edited = FALSE;
+	gtk_widget_set_visible(GTK_WIDGET(self->edited_note), FALSE);
+	self->applying = FALSE;
+}
+
+/* The user's own edits after a step: the text no longer describes the scene. */
+static void scene_changed(ClWindow *window, ClLessonPanel *self)
+{
+	(void)window;
+	if (self->applying || !self->open || self->edited)
+		return;
+	self->edited = TRUE;
+	gtk_widget_set_visible(GTK_WIDGET(self->edited_note), TRUE);
+}
+
+/* ------------------------------------------------- computing the text */
+
+/* The text while its numbers are computed: each placeholder shown as "…". */
+static char *pending_text(const ClLessonStep *step)
+{
+	GString *out = g_string_new(NULL);
+	const char *text = step->text;
+	gsize length = strlen(text), cite = 0;
+	for (gsize i = 0; i < length;) {
+		if (cite < step->cites->len && i == g_array_index(step->cites, ClCite, cite).start) {
+			g_string_append(out, "…");
+			i = g_array_index(step->cites, ClCite, cite++).end;
+		} else if ((text[i] == '{' || text[i] == '}') && text[i + 1] == text[i]) {
+			g_string_append_c(out, text[i]);
+			i += 2;
+		} else
+			g_string_append_c(out, text[i++]);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static void show_result(ClLessonPanel *self)
+{
+	const ClLessonResult *r = self->result;
+	gtk_label_set_text(self->step_text, r->text);
+	GString *problems = g_string_new(NULL);
+	for (guint i = 0; i < r->problems->len; i++)
+		g_string_append_printf(problems, "%sNot computed: %s", i ? "\n" : "", (const char *)g_ptr_array_index(r->problems, i));
+	gtk_label_set_text(self->problems_label, problems->str);
+	gtk_widget_set_visible(GTK_WIDGET(self->problems_label), problems->len > 0);
+	g_string_free(problems, TRUE);
+}
+
+static void set_busy(ClLessonPanel *self, gboolean busy)
+{
+	gtk_widget_set_visible(self->busy_box, busy);
+	gtk_spinner_set_spinning(self->spinner, busy);
+}
+
+static void step_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+	(void)source, (void)cancellable;
+	StepJob *job = data;
+	const ClLessonStep *step = g_ptr_array_index(job->shared->lesson->steps, job->step);
+	job->result = cl_lesson_step_apply(step, &job->cancel);
+	if (job->result) {
+		job->figure = cl_lesson_figure(job->result);
+		cl_lesson_figure_size(job->result, job->figure, &job->width, &job->height);
+	}
+	g_task_return_boolean(task, job->result != NULL);
+}
+
+static void step_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	(void)data;
+	ClLessonPanel *self = CL_LESSON_PANEL(source);
+	GTask *task = G_TASK(result);
+	gboolean ok = g_task_propagate_boolean(task, NULL);
+	if (task != self->step_task) /* superseded by another step, or the lesson was left */
+		return;
+	g_clear_object(&self->step_task);
+	set_busy(self, FALSE);
+	StepJob *job = g_task_get_task_data(task);
+	if (ok) {
+		if (self->result)
+			cl_lesson_result_free(self->result);
+		self->result = g_steal_pointer(&job->result);
+		show_result(self);
+		cl_plot_view_set_export_size(self->figure, job->width, job->height);
+		cl_plot_view_set_figure(self->figure, g_steal_pointer(&job->figure));
+	}
+	update_state(self);
+}
+
+static void cancel_step(ClLessonPanel *self)
+{
+	if (!self->step_task)
+		return;
+	StepJob *job = g_task_get_task_data(self->step_task);
+	job->cancel = 1;
+	g_clear_object(&self->step_task);
+	set_busy(self, FALSE);
+}
+
+static void start_step(ClLessonPanel *self)
+{
+	cancel_step(self);
+	if (self->result) {
+		cl_lesson_result_free(self->result);
+		self->result = NULL;
+	}
+	StepJob *job = g_new0(StepJob, 1);
+	job->shared = g_atomic_rc_box_acquire(self->open);
+	job->step = self->step;
+	self->step_task = g_task_new(self, NULL, step_done, NULL);
+	g_task_set_task_data(self->step_task, job, step_job_free);
+	g_task_run_in_thread(self->step_task, step_in_thread);
+	set_busy(self, TRUE);
+}
+
+static void go_to_step(ClLessonPanel *self, guint index)
+{
+	const ClLesson *lesson = self->open->lesson;
+	self->step = index;
+	const ClLessonStep *step = current_step(self);
+	gtk_label_set_text(self->lesson_title, lesson->title);
+	char *position = g_strdup_printf("Step %u of %u", index + 1, lesson->steps->len);
+	gtk_label_set_text(self->step_position, position);
+	g_free(position);
+	gtk_label_set_text(self->step_title, step->title);
+	char *pending = pending_text(step);
+	gtk_label_set_text(self->step_text, pending);
+	g_free(pending);
+	gtk_widget_set_visible(GTK_WIDGET(self->problems_label), FALSE);
+	cl_plot_view_set_figure(self->figure, NULL);
+	char *stem = g_strdup_printf("%s-step-%02u", lesson->id, index + 1);
+	cl_plot_view_set_export_name(self->figure, stem);
+	g_free(stem);
+	GString *settings = g_string_new(NULL);
+	g_string_append_printf(settings, "%s view · backends:", cl_lesson_view_name(step->view.kind));
+	for (guint b = 0; b < step->backends->len; b++)
+		g_string_append_printf(settings, "%s %s", b ? "," : "", cl_backend_info(g_array_index(step->backends, int, b))->id);
+	gtk_label_set_text(self->settings_label, settings->str);
+	g_string_free(settings, TRUE);
+	gtk_stack_set_visible_child_name(self->stack, "step");
+	apply_state(self, step);
+	start_step(self);
+	update_actions(self);
+}
+
+static void show_panel(ClLessonPanel *self)
+{
+	g_action_group_change_action_state(G_ACTION_GROUP(self->window), "lessons", g_variant_new_boolean(TRUE));
+}
+
+static gboolean open_lesson(ClLessonPanel *self, const char *id, GError **error)
+{
+	ClLesson *lesson = cl_lesson_load(id, error);
+	if (!lesson)
+		return FALSE;
+	cancel_step(self);
+	if (self->open)
+		shared_lesson_unref(self->open);
+	self->open = shared_lesson_new(lesson);
+	g_clear_pointer(&self->exported, g_free);
+	g_clear_pointer(&self->export_error, g_free);
+	gtk_label_set_text(self->export_status, "");
+	show_panel(self);
+	go_to_step(self, 0);
+	return TRUE;
+}
+
+static void leave_lesson(ClLessonPanel *self)
+{
+	cancel_step(self);
+	if (self->open)
+		shared_lesson_unref(self->open);
+	self->open = NULL;
+	if (self->result) {
+		cl_lesson_result_free(self->result);
+		self->result = NULL;
+	}
+	/* the scene, backends and views stay; only the pointing goes */
+	set_highlights(self, NULL);
+	gtk_stack_set_visible_child_name(self->stack, "list");
+	update_actions(self);
+}
+
+static void row_activated(GtkListBox *list, GtkListBoxRow *row, ClLessonPanel *self)
+{
+	(void)list;
+	const char *id = g_object_get_data(G_OBJECT(row), "lesson-id");
+	GError *error = NULL;
+	if (id && !open_lesson(self, id, &error)) {
+		/* the file changed since it was listed: list it again with its message */
+		g_warning("%s", error->message);
+		g_error_free(error);
+		list_lessons(self);
+	}
+}
+
+/* -------------------------------------------------------------- export */
+
+static void export_progress(int done, int total, void *user)
+{
+	ExportJob *job = user;
+	job->total = total;
+	job->done = done;
+}
+
+static void export_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+	(void)source, (void)cancellable;
+	ExportJob *job = data;
+	GError *error = NULL;
+	if (cl_lesson_export(job->shared->lesson, job->pdf, job->dir, job->problems, export_progress, job, &job->cancel,
+						 &error))
+		g_task_return_boolean(task, TRUE);
+	else
+		g_task_return_error(task, error);
+}
+
+static gboolean export_tick(gpointer data)
+{
+	ClLessonPanel *self = data;
+	if (self->export_task) {
+		ExportJob *job = g_task_get_task_data(self->export_task);
+		gtk_progress_bar_set_fraction(self->export_progress, job->total ? (double)job->done / job->total : 0);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void export_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	(void)data;
+	ClLessonPanel *self = CL_LESSON_PANEL(source);
+	GTask *task = G_TASK(result);
+	ExportJob *job = g_task_get_task_data(task);
+	GError *error = NULL;
+	gboolean ok = g_task_propagate_boolean(task, &error);
+	if (task != self->export_task) {
+		g_clear_error(&error);
+		return;
+	}
+	g_clear_handle_id(&self->export_source, g_source_remove);
+	gtk_widget_set_visible(GTK_WIDGET(self->export_progress), FALSE);
+	char *text;
+	if (ok) {
+		char *pdf = g_path_get_basename(job->pdf), *dir = g_path_get_basename(job->dir);
+		text = g_strdup_printf("Wrote %s (%u pages) and the folder %s/ (figures, CSV and texts)%s", pdf,
+							   job->shared->lesson->steps->len + 1, dir,
+							   job->problems->len ? "; some numbers could not be computed (see the pages)" : "");
+		g_free(pdf);
+		g_free(dir);
+		g_free(self->exported);
+		self->exported = g_strdup(job->pdf);
+		g_clear_pointer(&self->export_error, g_free);
+	} else {
+		text = g_strdup_printf("Could not export the lesson: %s", error->message);
+		g_warning("%s", text);
+		g_free(self->export_error);
+		self->export_error = g_strdup(error->message);
+		g_error_free(error);
+	}
+	gtk_label_set_text(self->export_status, text);
+	g_free(text);
+	g_clear_object(&self->export_task);
+	update_actions(self);
+}
+
+/* handout.pdf gets its figures in handout/ beside it. */
+static void start_export(ClLessonPanel *self, const char *pdf)
+{
+	if (!self->open || self->export_task)
+		return;
+	ExportJob *job = g_new0(ExportJob, 1);
+	job->shared = g_atomic_rc_box_acquire(self->open);
+	job->pdf = g_strdup(pdf);
+	job->dir = g_str_has_suffix(pdf, ".pdf") ? g_strndup(pdf, strlen(pdf) - strlen(".pdf"))
+											 : g_strconcat(pdf, "-files", NULL);
+	job->problems = g_ptr_array_new_with_free_func(g_free);
+	self->export_task = g_task_new(self, NULL, export_done, NULL);
+	g_task_set_task_data(self->export_task, job, export_job_free);
+	g_task_run_in_thread(self->export_task, export_in_thread);
+	gtk_progress_bar_set_fraction(self->export_progress, 0);
+	gtk_widget_set_visible(GTK_WIDGET(self->export_progress), TRUE);
+	gtk_label_set_text(self->export_status, "Writing the handout…");
+	self->export_source = g_timeout_add(EXPORT_PROGRESS_MS, export_tick, self);
+	update_actions(self);
+}
+
+static void export_chosen(GtkNativeDialog *dialog, int response, ClLessonPanel *self)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+		char *path = file ? g_file_get_path(file) : NULL;
+		if (path)
+			start_export(self, path);
+		g_free(path);
+		g_clear_object(&file);
+	}
+	g_object_unref(dialog);
+	g_object_unref(self);
+}
+
+static void choose_export(ClLessonPanel *self)
+{
+	GtkFileChooserNative *chooser = gtk_file_chooser_native_new("Export Lesson Handout", GTK_WINDOW(self->window),
+																GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+	gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(chooser), TRUE);
+	GtkFileFilter *filter = gtk_file_filter_new();
+	gtk_file_filter_set_name(filter, "PDF handouts (*.pdf)");
+	gtk_file_filter_add_pattern(filter, "*.pdf");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+	g_object_unref(filter);
+	char *name = g_strdup_printf("%s.pdf", self->open->lesson->id);
+	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), name);
+	g_free(name);
+	g_signal_connect(chooser, "response", G_CALLBACK(export_chosen), g_object_ref(self));
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+/* ------------------------------------------------------------- actions */
+
+static ClLessonPanel *panel_of(gpointer window)
+{
+	return g_object_get_data(G_OBJECT(window), "cl-lesson-panel");
+}
+
+/* The panel is a page of the sidebar: showing it remembers the page it
+ * covers, hiding it goes back there. */
+static void change_lessons(GSimpleAction *action, GVariant *value, gpointer data)
+{
+	ClLessonPanel *self = panel_of(data);
+	g_simple_action_set_state(action, value);
+	GtkWidget *stack = gtk_widget_get_parent(GTK_WIDGET(self));
+	if (!GTK_IS_STACK(stack))
+		return;
+	GtkWidget *shown = gtk_stack_get_visible_child(GTK_STACK(stack));
+	if (g_variant_get_boolean(value) && shown != GTK_WIDGET(self)) {
+		self->covered_page = shown;
+		gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(self));
+	} else if (!g_variant_get_boolean(value) && shown == GTK_WIDGET(self)) {
+		GtkWidget *back = self->covered_page ? self->covered_page : gtk_widget_get_first_child(stack);
+		gtk_stack_set_visible_child(GTK_STACK(stack), back);
+	}
+}
+
+/* The sidebar's own switcher shows or hides the panel too. */
+static void sidebar_page_changed(GtkStack *stack, GParamSpec *pspec, ClLessonPanel *self)
+{
+	(void)pspec;
+	gboolean shown = gtk_stack_get_visible_child(stack) == GTK_WIDGET(self);
+	GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(self->window), "lessons");
+	if (state && g_variant_get_boolean(state) != shown)
+		g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self->window), "lessons")),
+								  g_variant_new_boolean(shown));
+	g_clear_pointer(&state, g_variant_unref);
+}
+
+static void action_open(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a;
+	ClLessonPanel *self = panel_of(data);
+	GError *error = NULL;
+	if (!open_lesson(self, g_variant_get_string(parameter, NULL), &error)) {
+		g_warning("Could not open the lesson: %s", error->message);
+		GtkWidget *dialog = gtk_message_dialog_new(GTK_WINDOW(self->window), GTK_DIALOG_DESTROY_WITH_PARENT,
+												   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "Could not open the lesson");
+		gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog), "%s", error->message);
+		g_signal_connect(dialog, "response", G_CALLBACK(gtk_window_destroy), NULL);
+		gtk_window_present(GTK_WINDOW(dialog));
+		g_error_free(error);
+	}
+}
+
+static void action_step(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a;
+	ClLessonPanel *self = panel_of(data);
+	gint32 k = g_variant_get_int32(parameter);
+	if (self->open && k >= 1 && (guint)k <= self->open->lesson->steps->len)
+		go_to_step(self, (guint)k - 1);
+	else
+		g_warning("lesson-step %d: no such step", k);
+}
+
+static void action_next(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)parameter;
+	ClLessonPanel *self = panel_of(data);
+	gboolean next = g_str_equal(g_action_get_name(G_ACTION(a)), "lesson-next");
+	if (!self->open)
+		return;
+	if (next && self->step + 1 < self->open->lesson->steps->len)
+		go_to_step(self, self->step + 1);
+	else if (!next && self->step > 0)
+		go_to_step(self, self->step - 1);
+}
+
+static void action_leave(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a, (void)parameter;
+	leave_lesson(panel_of(data));
+}
+
+static void action_export(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a;
+	ClLessonPanel *self = panel_of(data);
+	const char *path = g_variant_get_string(parameter, NULL);
+	if (!self->open)
+		return;
+	if (*path)
+		start_export(self, path);
+	else
+		choose_export(self);
+}
+
+static const GActionEntry lesson_actions[] = {
+	{.name = "lessons", .state = "false", .change_state = change_lessons},
+	{.name = "lesson-open", .activate = action_open, .parameter_type = "s"},
+	{.name = "lesson-step", .activate = action_step, .parameter_type = "i"},
+	{.name = "lesson-next", .activate = action_next},
+	{.name = "lesson-previous", .activate = action_next},
+	{.name = "lesson-leave", .activate = action_leave},
+	{.name = "lesson-export", .activate = action_export, .parameter_type = "s"},
+	{.name = "lesson-state", .state = "''"},
+};
+
+void cl_lesson_panel_set_window(ClLessonPanel *self, ClWindow *window)
+{
+	self->window = window;
+	g_object_set_data(G_OBJECT(window), "cl-lesson-panel", self);
+	g_action_map_add_action_entries(G_ACTION_MAP(window), lesson_actions, G_N_ELEMENTS(lesson_actions), window);
+	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
+	GtkWidget *stack = gtk_widget_get_parent(GTK_WIDGET(self));
+	if (GTK_IS_STACK(stack))
+		g_signal_connect_object(stack, "notify::visible-child", G_CALLBACK(sidebar_page_changed), self, 0);
+	GtkApplication *app = gtk_window_get_application(GTK_WINDOW(window));
+	if (app) {
+		gtk_application_set_accels_for_action(app, "win.lessons", (const char *const[]){"F9", NULL});
+		gtk_application_set_accels_for_action(app, "win.lesson-next", (const char *const[]){"<Alt>Right", NULL});
+		gtk_application_set_accels_for_action(app, "win.lesson-previous", (const char *const[]){"<Alt>Left", NULL});
+	}
+	/* read over D-Bus (org.gtk.Actions.Describe), never activated */
+	set_action_enabled(self, "lesson-state", FALSE);
+	list_lessons(self);
+	update_actions(self);
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+static void cl_lesson_panel_dispose(GObject *object)
+{
+	ClLessonPanel *self = CL_LESSON_PANEL(object);
+	cancel_step(self);
+	if (self->export_task) {
+		((ExportJob *)g_task_get_task_data(self->export_task))->cancel = 1;
+		g_clear_object(&self->export_task);
+	}
+	g_clear_handle_id(&self->export_source, g_source_remove);
+	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_LESSON_PANEL);
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
+	G_OBJECT_CLASS(cl_lesson_panel_parent_class)->dispose(object);
+}
+
+static void cl_lesson_panel_finalize(GObject *object)
+{
+	ClLessonPanel *self = CL_LESSON_PANEL(object);
+	if (self->open)
+		shared_lesson_unref(self->open);
+	if (self->result)
+		cl_lesson_result_free(self->result);
+	g_free(self->exported);
+	g_free(self->export_error);
+	G_OBJECT_CLASS(cl_lesson_panel_parent_class)->finalize(object);
+}
+
+static void cl_lesson_panel_class_init(ClLessonPanelClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	object_class->dispose = cl_lesson_panel_dispose;
+	object_class->finalize = cl_lesson_panel_finalize;
+	g_type_ensure(CL_TYPE_PLOT_VIEW);
+	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-lesson-panel.ui");
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, stack);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, lesson_list);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, lesson_title);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, step_position);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, step_title);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, step_text);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, problems_label);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, edited_note);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, settings_label);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, export_status);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, busy_box);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, spinner);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, figure);
+	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, export_progress);
+	gtk_widget_class_set_css_name(widget_class, "lessonpanel");
+}
+
+static void cl_lesson_panel_init(ClLessonPanel *self)
+{
+	gtk_widget_init_template(GTK_WIDGET(self));
+	cl_plot_view_set_placeholder(self->figure, "The step's figure appears when its numbers are computed.");
+	g_signal_connect(self->lesson_list, "row-activated", G_CALLBACK(row_activated), self);
+}
