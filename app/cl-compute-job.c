@@ -278,7 +278,7 @@ static void gradients(ClComputeJob *job, ClComputeResult *result, ClBackendResul
 	r->fd_status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
 	for (int k = 1; k < result->column_count && !g_cancellable_is_cancelled(cancellable); k++) {
 		const ClParam *p = &result->columns[k];
-		double h = cl_cli_fd_step(scene, b, cl_param_get(scene, p));
+		double h = cl_cli_fd_step(scene, b, p);
 		ClStatus status;
 		r->fd_step = h;
 		r->fd[k] = cl_finite_difference(scene, b, p, h, &status);

@@ -175,7 +175,7 @@ gboolean cl_cli_is_float32(const ClScene *scene, int backend)
 		   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
 }
 
-double cl_cli_fd_step(const ClScene *scene, int backend, double value)
+double cl_cli_fd_step(const ClScene *scene, int backend, const ClParam *param)
 {
 	/* float64: truncation and rounding balance near 1e-6. float32 losses
 	 * carry ~1e-7 relative noise, so the step must be larger, yet a step
@@ -183,7 +183,11 @@ double cl_cli_fd_step(const ClScene *scene, int backend, double value)
 	 * Task 3, compliant-warp's FD of ball1.position.x is 0.97 at 1e-4, 0.42
 	 * at 1e-3, against an adjoint of 0.95). */
 	double base = cl_cli_is_float32(scene, backend) ? 1e-4 : 1e-6;
-	return base * fmax(1.0, fabs(value));
+	/* a force acts through dt: a control step of h/dt moves the state as much
+	 * as a velocity step of h, instead of drowning in float32 rounding */
+	if (param->target == CL_PARAM_CONTROL)
+		base /= cl_scene_dt(scene);
+	return base * fmax(1.0, fabs(cl_param_get(scene, param)));
 }
 
 char *cl_cli_status_text(const ClStatus *status)

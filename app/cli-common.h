@@ -30,9 +30,10 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
  * registered backends when ids is NULL or empty. */
 GArray *cl_cli_backends(char **ids, GError **error);
 
-/* The backend's own central-difference step for a parameter value:
- * 1e-6·max(1, |x|), or 1e-4·max(1, |x|) for float32 backends. */
-double cl_cli_fd_step(const ClScene *scene, int backend, double value);
+/* The backend's own central-difference step for a parameter:
+ * 1e-6·max(1, |x|), or 1e-4·max(1, |x|) for float32 backends, divided by dt
+ * for a control. */
+double cl_cli_fd_step(const ClScene *scene, int backend, const ClParam *param);
 
 gboolean cl_cli_is_float32(const ClScene *scene, int backend);
 

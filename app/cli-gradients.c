@@ -46,7 +46,7 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 					row.adjoint = g_u[2 * i + axis]; /* step 0 comes first */
 				else
 					row.adjoint = g_s0[4 * i + (targets[t] == CL_PARAM_VELOCITY ? 2 : 0) + axis];
-				row.fd_step = cl_cli_fd_step(scene, backend, cl_param_get(scene, &param));
+				row.fd_step = cl_cli_fd_step(scene, backend, &param);
 				row.fd = out->ran ? cl_finite_difference(scene, backend, &param, row.fd_step, NULL) : NAN;
 				g_array_append_val(out->rows, row);
 			}

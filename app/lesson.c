@@ -133,7 +133,7 @@ static void compute_gradients(ClLessonResult *r, guint slot, int backend)
 		ClParam p;
 		cl_param_parse(scene, g_ptr_array_index(r->columns, c), &p, NULL, 0);
 		/* the backend's own central difference, with the `gradients` command's step */
-		double h = cl_cli_fd_step(scene, backend, cl_param_get(scene, &p));
+		double h = cl_cli_fd_step(scene, backend, &p);
 		double fd = ran ? cl_finite_difference(scene, backend, &p, h, NULL) : NAN;
 		r->fd[slot * cols + c] = fd;
 		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? adjoint_entry(scene, &p, g_s0, g_u) : fd;
