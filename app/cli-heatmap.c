@@ -196,8 +196,8 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	double seconds = (g_get_monotonic_time() - start) * 1e-6;
-	fprintf(stderr, "contactlab: %d × %d cells × %d backends in %.2f s on %d threads\n", def.x.count, def.y.count,
-			def.backend_count, seconds, def.threads);
+	fprintf(stderr, "contactlab: %d × %d cells × %d backends in %.2f s on %d thread%s\n", def.x.count, def.y.count,
+			def.backend_count, seconds, def.threads, def.threads == 1 ? "" : "s");
 	report_failures(&def, cells);
 	status = CL_EXIT_OK;
 	if (csv || (!png && !svg && !pdf)) {
