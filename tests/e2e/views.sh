@@ -13,7 +13,9 @@ done
 # a private session bus: the app's actions and nothing else on it
 if [ -z "${CL_E2E_IN_SESSION:-}" ]; then
 	command -v dbus-run-session >/dev/null || { echo "1..0 # SKIP dbus-run-session is not installed"; exit 0; }
-	CL_E2E_IN_SESSION=1 exec dbus-run-session -- "$0" "$@"
+	# TAP goes to fd 3: the session's at-spi registry prints on stdout
+	exec 3>&1
+	CL_E2E_IN_SESSION=1 TAP_FD=3 exec dbus-run-session -- "$0" "$@" >&2
 fi
 
 export GSETTINGS_BACKEND=memory GSK_RENDERER=cairo LC_ALL=C.UTF-8
@@ -21,8 +23,9 @@ unset GTK_A11Y
 work=$(mktemp -d)
 trap 'kill $app 2>/dev/null; rm -rf "$work"' EXIT
 n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for line in "$@"; do echo "# $line"; done; }
+tap=${TAP_FD:-1}
+ok() { n=$((n + 1)); echo "ok $n - $1" >&"$tap"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1" >&"$tap"; shift; for line in "$@"; do echo "# $line" >&"$tap"; done; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 act() { gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.Activate "$1" "$2" '{}' >/dev/null; }
 wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
@@ -104,7 +107,7 @@ for b in $(tail -n +2 "$curves" | cut -d, -f1 | uniq); do
 		[ -n "$gui" ] && [ "$gui" = "$cli" ] || mismatch="$mismatch iteration $it: GUI '$gui' CLI '$cli';"
 	done
 	check "learning curve of $b equals contactlab optimize (iterations 0, 49, 50)" test -z "$mismatch"
-	[ -z "$mismatch" ] || echo "# $mismatch"
+	[ -z "$mismatch" ] || echo "# $mismatch" >&"$tap"
 done
 shot learning
 
@@ -112,5 +115,5 @@ gapplication action $APP quit
 wait $app
 check "the app quit cleanly" test $? -eq 0
 if grep -q CRITICAL "$work/app.log"; then not_ok "no critical warnings" "$(grep CRITICAL "$work/app.log" | head -3)"; else ok "no critical warnings"; fi
-echo "1..$n"
+echo "1..$n" >&"$tap"
 exit $((failed > 0))
