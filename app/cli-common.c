@@ -208,3 +208,38 @@ gboolean cl_cli_check_choice(const char *option, const char *value, const char *
 	g_free(joined);
 	return FALSE;
 }
+
+gboolean cl_cli_figure_output(const char *png, const char *svg, const char *pdf, double dpi, ClCliFigure *figure,
+							  GError **error)
+{
+	static const char *const options[] = {"--png", "--svg", "--pdf"};
+	static const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
+	const char *paths[] = {png, svg, pdf};
+	*figure = (ClCliFigure){.dpi = dpi};
+	for (int i = 0; i < 3; i++) {
+		if (!paths[i])
+			continue;
+		if (figure->path) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "one figure at a time: give only one of --png, --svg, --pdf");
+			return FALSE;
+		}
+		/* a name without an extension (/dev/stdout) takes the option's format */
+		char *base = g_path_get_basename(paths[i]);
+		const char *dot = strrchr(base, '.');
+		gboolean mismatch = dot && dot != base && cl_plot_format_from_path(base) != formats[i];
+		g_free(base);
+		if (mismatch) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: expected a .%s file", options[i],
+						paths[i], options[i] + 2);
+			return FALSE;
+		}
+		figure->path = paths[i];
+		figure->format = formats[i];
+	}
+	if (!isfinite(dpi) || dpi <= 0 || dpi > 1200) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dpi %g: expected more than 0 and at most 1200",
+					dpi);
+		return FALSE;
+	}
+	return TRUE;
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "contactlab/sim.h"
+#include "plot.h"
 
 #include <glib.h>
 
@@ -42,6 +43,18 @@ char *cl_cli_status_text(const ClStatus *status);
 
 /* Checks --format against a NULL-terminated list. */
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);
+
+/* The one figure a subcommand writes: path NULL when none was asked for. */
+typedef struct ClCliFigure {
+	const char *path;
+	ClPlotFormat format;
+	double dpi;
+} ClCliFigure;
+
+/* Checks --png/--svg/--pdf FILE (at most one; a FILE with an extension must
+ * have the option's) and --dpi, before anything is computed or written. */
+gboolean cl_cli_figure_output(const char *png, const char *svg, const char *pdf, double dpi, ClCliFigure *figure,
+							  GError **error);
 
 /* With check_only, a subcommand parses and validates its arguments (the
  * scene and its --set values included) and stops there: nothing is

@@ -1,5 +1,6 @@
-/* contactlab simulate: trajectories of every chosen backend as CSV. */
+/* contactlab simulate: trajectories of every chosen backend as CSV and/or a figure. */
 #include "cli-common.h"
+#include "figures.h"
 #include "numbers.h"
 
 #include <stdio.h>
@@ -22,10 +23,16 @@ static void put_trajectory(GString *out, const ClScene *scene, int backend, cons
 
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *png = NULL, *svg = NULL, *pdf = NULL;
+	double dpi = CL_FIGURE_DPI;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
-		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write the CSV here (default: stdout)", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write the CSV here (default: stdout unless a figure is asked for)",
+		 "FILE"},
+		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the trajectory figure as PNG", "FILE"},
+		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the trajectory figure as SVG", "FILE"},
+		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the trajectory figure as PDF", "FILE"},
+		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -33,23 +40,29 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	GError *error = NULL;
 	ClScene *scene = NULL;
 	GArray *backends = NULL;
+	ClRollout **rollouts = NULL;
+	ClCliFigure figure;
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("simulate", "SCENE",
 							  "Simulates the scene with each backend and writes the trajectories as CSV:\n"
-							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step).",
+							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step),\n"
+							  "and/or draws them over the scene's walls, starts and targets (--png, --svg or --pdf).",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("simulate", positional, &error))
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	if (!cl_cli_figure_output(png, svg, pdf, dpi, &figure, &error))
+		goto out;
 	status = CL_EXIT_OK;
 	if (check_only)
 		goto out;
 	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
+	rollouts = g_new0(ClRollout *, backends->len);
 	for (guint k = 0; k < backends->len; k++) {
 		int backend = g_array_index(backends, int, k);
-		ClRollout *rollout = cl_rollout_new(scene, backend);
+		ClRollout *rollout = rollouts[k] = cl_rollout_new(scene, backend);
 		cl_rollout_run(rollout, NULL, NULL, false);
 		const ClStatus *run_status = cl_rollout_status(rollout);
 		if (run_status->code != CL_STATUS_OK) {
@@ -61,15 +74,27 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 				status = CL_EXIT_FAILED;
 		}
 		put_trajectory(text, scene, backend, rollout);
-		cl_rollout_free(rollout);
 	}
 	GError *write_error = NULL;
-	if (!cl_write_output(csv ? csv : "-", text, &write_error)) {
+	if ((csv || !figure.path) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
-		g_error_free(write_error);
+		g_clear_error(&write_error);
 	}
 	g_string_free(text, TRUE);
+	if (figure.path) {
+		ClPlotFigure *plot =
+			cl_figure_trajectories(scene, rollouts, (const int *)backends->data, (int)backends->len);
+		if (!cl_plot_figure_export(plot, figure.path, figure.format, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, figure.dpi,
+								   &write_error)) {
+			status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
+			g_clear_error(&write_error);
+		}
+		cl_plot_figure_free(plot);
+	}
 out:
+	for (guint k = 0; rollouts && k < backends->len; k++)
+		cl_rollout_free(rollouts[k]);
+	g_free(rollouts);
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
 		g_array_free(backends, TRUE);
@@ -78,5 +103,8 @@ out:
 	g_strfreev(backend_ids);
 	g_strfreev(settings);
 	g_free(csv);
+	g_free(png);
+	g_free(svg);
+	g_free(pdf);
 	return status;
 }

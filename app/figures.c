@@ -439,6 +439,35 @@ static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
 		}
 }
 
+/* A bounding box [x0 x1 y0 y1] holding the scene's targets and the space
+ * above them (empty when it has none), for grow_box to extend. */
+static void target_box(double box[4], const ClScene *scene)
+{
+	box[0] = box[2] = INFINITY;
+	box[1] = box[3] = -INFINITY;
+	for (int k = 0; k < scene->loss_count; k++)
+		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
+			box[0] = fmin(box[0], scene->loss[k].target.x);
+			box[1] = fmax(box[1], scene->loss[k].target.x);
+			box[2] = fmin(box[2], scene->loss[k].target.y);
+			box[3] = fmax(box[3], scene->loss[k].target.y + 0.3);
+		}
+}
+
+/* A trajectory panel: the scene's walls, starts and targets, the box (and the
+ * ground line y = 0) in view at true aspect. */
+static void frame_trajectories(ClPlotPanel *p, const ClScene *scene, const double box[4], bool y_label)
+{
+	add_scene_decor(p, scene);
+	double pad = 0.1;
+	cl_plot_panel_set_x_range(p, box[0] - pad, box[1] + pad);
+	cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + 2 * pad);
+	cl_plot_panel_set_equal_aspect(p, true);
+	cl_plot_panel_set_grid(p, false);
+	cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(p, y_label ? "y (m)" : NULL, CL_PLOT_SCALE_LINEAR);
+}
+
 ClPlotColor cl_figure_backend_color(int backend)
 {
 	return backend_color(backend);
@@ -459,6 +488,31 @@ void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout)
 	grow_box(box, scene, rollout);
 }
 
+ClPlotFigure *cl_figure_trajectories(const ClScene *scene, ClRollout *const *rollouts, const int *backends, int count)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	char *title = g_markup_escape_text(scene->name, -1);
+	cl_plot_figure_set_title(f, title);
+	g_free(title);
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	double box[4];
+	target_box(box, scene);
+	/* the starts too: a run that failed at once still has the scene in view */
+	for (int b = 0; b < scene->ball_count; b++) {
+		const ClBall *ball = &scene->balls[b];
+		box[0] = fmin(box[0], ball->position.x - ball->radius);
+		box[1] = fmax(box[1], ball->position.x + ball->radius);
+		box[2] = fmin(box[2], ball->position.y - ball->radius);
+		box[3] = fmax(box[3], ball->position.y + ball->radius);
+	}
+	for (int c = 0; c < count; c++) {
+		add_path(p, scene, rollouts[c], backends[c], true);
+		grow_box(box, scene, rollouts[c]);
+	}
+	frame_trajectories(p, scene, box, true);
+	return f;
+}
+
 ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curves, int count)
 {
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);
@@ -470,14 +524,8 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 	cl_plot_panel_set_title(initial, "(a) initial trajectories");
 	cl_plot_panel_set_title(mode1, "(b) optimized: ground, then wall");
 	cl_plot_panel_set_title(mode2, "(c) optimized: ground only");
-	double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-	for (int k = 0; k < scene->loss_count; k++)
-		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
-			box[0] = fmin(box[0], scene->loss[k].target.x);
-			box[1] = fmax(box[1], scene->loss[k].target.x);
-			box[2] = fmin(box[2], scene->loss[k].target.y);
-			box[3] = fmax(box[3], scene->loss[k].target.y + 0.3);
-		}
+	double box[4];
+	target_box(box, scene);
 	for (int c = 0; c < count; c++) {
 		ClScene *copy;
 		ClRollout *r = simulate(scene, curves[c].backend, NULL, &copy);
@@ -495,14 +543,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 	}
 	for (int c = 0; c < 3; c++) {
 		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
-		add_scene_decor(p, scene);
-		double pad = 0.1;
-		cl_plot_panel_set_x_range(p, box[0] - pad, box[1] + pad);
-		cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + 2 * pad);
-		cl_plot_panel_set_equal_aspect(p, true);
-		cl_plot_panel_set_grid(p, false);
-		cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
-		cl_plot_panel_set_y_axis(p, c == 0 ? "y (m)" : NULL, CL_PLOT_SCALE_LINEAR);
+		frame_trajectories(p, scene, box, c == 0);
 		cl_plot_panel_set_legend(p, CL_PLOT_LEGEND_NONE);
 	}
 
@@ -549,6 +590,40 @@ static char *optimum_label(double value)
 	return g_strdup_printf("analytic optimum (%.4f)", value);
 }
 
+/* Loss over iterations and, where the scene has one, the analytic optimum. */
+static void add_loss_panel(ClPlotPanel *p, const ClScene *scene, const ClLearningCurve *curves, int count,
+						   ClPlotScale scale)
+{
+	cl_plot_panel_set_x_axis(p, "iteration", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(p, "loss", scale);
+	add_learning_curves(p, curves, count, false);
+	double optimum = cl_two_ball_optimum(scene, NULL);
+	if (isfinite(optimum) && (scale != CL_PLOT_SCALE_LOG || optimum > 0)) {
+		char *label = optimum_label(optimum);
+		ClPlotSeries *h = cl_plot_panel_add_hline(p, optimum, label);
+		cl_plot_series_set_color(h, (ClPlotColor){0.35, 0.35, 0.35, 1});
+		g_free(label);
+	}
+}
+
+ClPlotFigure *cl_figure_learning(const ClScene *scene, const ClLearningCurve *curves, int count)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	char *name = g_markup_escape_text(scene->name, -1);
+	char *title = g_strdup_printf("%s: learning curve%s", name, count == 1 ? "" : "s");
+	cl_plot_figure_set_title(f, title);
+	g_free(title);
+	g_free(name);
+	/* a loss spanning decades reads on a log axis, which only positive values allow */
+	bool positive = true;
+	for (int c = 0; c < count; c++)
+		for (int i = 0; i < curves[c].iterations; i++)
+			positive &= curves[c].loss[i] > 0;
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	add_loss_panel(p, scene, curves, count, positive ? CL_PLOT_SCALE_LOG : CL_PLOT_SCALE_LINEAR);
+	return f;
+}
+
 /* The x component of the first controlled ball's optimized controls. */
 static bool control_profile(const ClScene *scene, const ClLearningCurve *curve, double *ux, int *ball)
 {
@@ -574,16 +649,7 @@ ClPlotFigure *cl_figure_task3(const ClScene *scene, const ClLearningCurve *curve
 	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_RIGHT);
 	ClPlotPanel *loss = cl_plot_figure_panel(f, 0, 0), *control = cl_plot_figure_panel(f, 0, 1);
 	cl_plot_panel_set_title(loss, "learning curves");
-	cl_plot_panel_set_x_axis(loss, "iteration", CL_PLOT_SCALE_LINEAR);
-	cl_plot_panel_set_y_axis(loss, "loss", CL_PLOT_SCALE_LINEAR);
-	add_learning_curves(loss, curves, count, false);
-	double optimum = cl_two_ball_optimum(scene, NULL);
-	if (isfinite(optimum)) {
-		char *label = optimum_label(optimum);
-		ClPlotSeries *h = cl_plot_panel_add_hline(loss, optimum, label);
-		cl_plot_series_set_color(h, (ClPlotColor){0.35, 0.35, 0.35, 1});
-		g_free(label);
-	}
+	add_loss_panel(loss, scene, curves, count, CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_title(control, "learned control profiles");
 	cl_plot_panel_set_x_axis(control, "time (s)", CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_y_axis(control, "u<sub>x</sub> (N)", CL_PLOT_SCALE_LINEAR);

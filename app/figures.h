@@ -26,6 +26,10 @@ void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollou
 void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene);
 void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout);
 
+/* One panel: the scene's walls, starts and targets and each backend's run
+ * (rollouts[k] under backends[k]) in its style, at true aspect. */
+ClPlotFigure *cl_figure_trajectories(const ClScene *scene, ClRollout *const *rollouts, const int *backends, int count);
+
 /* ---------------------------------------------------------------- heatmap */
 
 /* One panel per backend of the sweep (without exact for quantities measured
@@ -61,6 +65,10 @@ int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order);
  * when tracked is not NULL, that scalar parameter (one of the optimized ones). */
 void cl_figure_learn(const ClScene *scene, int backend, const ClParam *tracked, ClLearningCurve *curve);
 void cl_learning_curve_clear(ClLearningCurve *curve);
+
+/* One panel: the loss over iterations of each curve (log axis when every
+ * loss is positive) and, where it applies, the analytic optimum of Task 3. */
+ClPlotFigure *cl_figure_learning(const ClScene *scene, const ClLearningCurve *curves, int count);
 
 /* Figure 2: Task 2's initial trajectories, the optimized trajectories that
  * hit ground then wall and those that hit only the ground, the loss and v_x
