@@ -216,13 +216,14 @@ gboolean cl_cli_figure_output(const char *png, const char *svg, const char *pdf,
 	static const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
 	const char *paths[] = {png, svg, pdf};
 	*figure = (ClCliFigure){.dpi = dpi};
+	if (!!png + !!svg + !!pdf > 1) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"one figure at a time: give only one of --png, --svg, --pdf");
+		return FALSE;
+	}
 	for (int i = 0; i < 3; i++) {
 		if (!paths[i])
 			continue;
-		if (figure->path) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "one figure at a time: give only one of --png, --svg, --pdf");
-			return FALSE;
-		}
 		/* a name without an extension (/dev/stdout) takes the option's format */
 		char *base = g_path_get_basename(paths[i]);
 		const char *dot = strrchr(base, '.');

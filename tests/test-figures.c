@@ -1,6 +1,7 @@
-/* Heatmap and figure subcommands: their numbers equal single gradients and
- * optimize runs, the CLI draws what the in-process builders draw (the GUI's
- * path), files are complete, bad input is refused clearly. */
+/* Heatmap and figure subcommands, and the figures of simulate and optimize:
+ * their numbers equal single gradients and optimize runs, the CLI draws what
+ * the in-process builders draw (the GUI's path), files are complete, bad
+ * input is refused clearly. */
 #include "figures.h"
 #include "numbers.h"
 #include "scene-file.h"
@@ -295,6 +296,194 @@ static void test_bad_heatmap_input(void)
 	g_free(csv);
 }
 
+/* A written figure is complete: the format's signature at the start, its end marker at the end. */
+static void assert_figure_file(const char *path, ClPlotFormat format)
+{
+	char *data = NULL;
+	gsize length = 0;
+	g_assert_true(g_file_get_contents(path, &data, &length, NULL));
+	g_assert_cmpuint(length, >, 16);
+	if (format == CL_PLOT_FORMAT_PNG) {
+		g_assert_cmpmem(data, 8, "\x89PNG\r\n\x1a\n", 8);
+		g_assert_cmpmem(data + length - 8, 4, "IEND", 4);
+	} else if (format == CL_PLOT_FORMAT_SVG) {
+		g_assert_nonnull(strstr(data, "<svg"));
+		g_assert_nonnull(strstr(data, "</svg>"));
+	} else {
+		g_assert_cmpmem(data, 5, "%PDF-", 5);
+		g_assert_cmpmem(data + length - 6, 6, "%%EOF\n", 6);
+	}
+	g_free(data);
+}
+
+/* The PNG the CLI wrote and the one the in-process builder's figure exports to are the same picture. */
+static void assert_same_png(const char *cli_png, ClPlotFigure *figure)
+{
+	char *mine = path_in_tmp("builder.png");
+	GError *error = NULL;
+	g_assert_true(cl_plot_figure_export(figure, mine, CL_PLOT_FORMAT_PNG, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT,
+									   CL_FIGURE_DPI, &error));
+	g_assert_no_error(error);
+	cairo_surface_t *a = load_png(cli_png), *b = load_png(mine);
+	g_assert_cmpint(cairo_image_surface_get_width(a), ==, (int)ceil(CL_FIGURE_WIDTH * CL_FIGURE_DPI / 72));
+	g_assert_true(same_pixels(a, b));
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	g_free(mine);
+}
+
+static const char *const figure_options[] = {"--png", "--svg", "--pdf"};
+static const char *const figure_names[] = {"figure.png", "figure.svg", "figure.pdf"};
+static const ClPlotFormat figure_formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
+
+static void test_simulate_figure(void)
+{
+	const char *ids[] = {"exact", "impulse", "compliant-warp"};
+	char *png = path_in_tmp(figure_names[0]);
+	for (int f = 0; f < 3; f++) {
+		char *path = path_in_tmp(figure_names[f]);
+		char *out = NULL, *err = NULL;
+		const char *args[] = {"simulate", "task2-ground-wall", "--backend", "exact,impulse,compliant-warp",
+							  figure_options[f], path, NULL};
+		g_assert_cmpint(run(args, &out, &err), ==, 0);
+		g_assert_cmpstr(out, ==, ""); /* no CSV on stdout when a figure is asked for */
+		assert_figure_file(path, figure_formats[f]);
+		g_free(out);
+		g_free(err);
+		g_free(path);
+	}
+
+	GError *error = NULL;
+	ClScene *scene = cl_preset_load("task2-ground-wall", &error);
+	g_assert_no_error(error);
+	int backends[G_N_ELEMENTS(ids)];
+	ClRollout *rollouts[G_N_ELEMENTS(ids)];
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+		backends[i] = cl_backend_find(ids[i]);
+		rollouts[i] = cl_rollout_new(scene, backends[i]);
+		cl_rollout_run(rollouts[i], NULL, NULL, false);
+	}
+	ClPlotFigure *figure = cl_figure_trajectories(scene, rollouts, backends, (int)G_N_ELEMENTS(ids));
+	assert_same_png(png, figure);
+	cl_plot_figure_free(figure);
+
+	/* a figure of other runs is another picture: the comparison can fail */
+	figure = cl_figure_trajectories(scene, rollouts, backends, 2);
+	char *fewer = path_in_tmp("fewer.png");
+	g_assert_true(cl_plot_figure_export(figure, fewer, CL_PLOT_FORMAT_PNG, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT,
+									   CL_FIGURE_DPI, &error));
+	cairo_surface_t *a = load_png(png), *b = load_png(fewer);
+	g_assert_false(same_pixels(a, b));
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	cl_plot_figure_free(figure);
+	g_free(fewer);
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
+		cl_rollout_free(rollouts[i]);
+	cl_scene_free(scene);
+
+	/* --csv still writes the trajectories alongside the figure */
+	char *csv = path_in_tmp("paths.csv");
+	char *out = NULL, *err = NULL;
+	const char *both[] = {"simulate", "task2-ground-wall", "--backend", "exact", "--csv", csv, "--png", png,
+						  "--dpi", "72", NULL};
+	g_assert_cmpint(run(both, &out, &err), ==, 0);
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+	g_assert_true(g_str_has_prefix(text, "backend,step,time,ball,x,y,vx,vy\nexact,0,"));
+	cairo_surface_t *small = load_png(png);
+	g_assert_cmpint(cairo_image_surface_get_width(small), ==, (int)CL_FIGURE_WIDTH);
+	cairo_surface_destroy(small);
+	g_free(text);
+	g_free(out);
+	g_free(err);
+	g_free(csv);
+	g_free(png);
+}
+
+static void test_optimize_figure(void)
+{
+	char *png = path_in_tmp(figure_names[0]);
+	for (int f = 0; f < 3; f++) {
+		char *path = path_in_tmp(figure_names[f]);
+		char *out = NULL, *err = NULL;
+		const char *args[] = {"optimize", "task3-two-balls", "--backend", "exact", "--iters", "30",
+							  figure_options[f], path, NULL};
+		g_assert_cmpint(run(args, &out, &err), ==, 0);
+		assert_figure_file(path, figure_formats[f]);
+		g_free(out);
+		g_free(err);
+		g_free(path);
+	}
+
+	GError *error = NULL;
+	ClScene *scene = cl_preset_load("task3-two-balls", &error);
+	g_assert_no_error(error);
+	scene->optimize.iterations = 30;
+	ClLearningCurve curve;
+	cl_figure_learn(scene, cl_backend_find("exact"), NULL, &curve);
+	g_assert_cmpint(curve.iterations, ==, 30);
+	ClPlotFigure *figure = cl_figure_learning(scene, &curve, 1);
+	assert_same_png(png, figure);
+	cl_plot_figure_free(figure);
+
+	/* fewer iterations draw another curve: the comparison can fail */
+	curve.iterations = 20;
+	figure = cl_figure_learning(scene, &curve, 1);
+	char *shorter = path_in_tmp("shorter.png");
+	g_assert_true(cl_plot_figure_export(figure, shorter, CL_PLOT_FORMAT_PNG, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT,
+									   CL_FIGURE_DPI, &error));
+	cairo_surface_t *a = load_png(png), *b = load_png(shorter);
+	g_assert_false(same_pixels(a, b));
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	cl_plot_figure_free(figure);
+	g_free(shorter);
+	cl_learning_curve_clear(&curve);
+	cl_scene_free(scene);
+	g_free(png);
+}
+
+typedef struct {
+	const char *args[10];
+	const char *message;
+} BadFigure;
+
+/* Two figures, or a FILE whose extension is not the option's: refused before anything is written. */
+static void test_bad_figure_output(void)
+{
+	char *keep = path_in_tmp("keep.png"), *other = path_in_tmp("other.svg"), *jpg = path_in_tmp("plot.jpg");
+	const BadFigure cases[] = {
+		{{"simulate", "task2-ground-wall", "--png", keep, "--svg", other}, "only one of --png, --svg, --pdf"},
+		{{"simulate", "task2-ground-wall", "--png", jpg}, "expected a .png file"},
+		{{"simulate", "task2-ground-wall", "--svg", keep}, "expected a .svg file"},
+		{{"simulate", "task2-ground-wall", "--png", keep, "--dpi", "-5"}, "--dpi"},
+		{{"optimize", "task3-two-balls", "--backend", "exact", "--pdf", keep, "--png", other},
+		 "only one of --png, --svg, --pdf"},
+		{{"optimize", "task3-two-balls", "--backend", "exact", "--pdf", jpg}, "expected a .pdf file"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_assert_true(g_file_set_contents(keep, "keep", -1, NULL));
+		char *out = NULL, *err = NULL;
+		g_assert_cmpint(run(cases[i].args, &out, &err), ==, 2);
+		if (!strstr(err, cases[i].message))
+			g_error("case %zu: stderr \"%s\" lacks \"%s\"", i, err, cases[i].message);
+		g_assert_true(strchr(err, '\n') == err + strlen(err) - 1); /* one message, one line */
+		g_assert_cmpstr(out, ==, "");
+		char *text = NULL;
+		g_assert_true(g_file_get_contents(keep, &text, NULL, NULL));
+		g_assert_cmpstr(text, ==, "keep");
+		g_assert_false(g_file_test(other, G_FILE_TEST_EXISTS));
+		g_assert_false(g_file_test(jpg, G_FILE_TEST_EXISTS));
+		g_free(text);
+		g_free(out);
+		g_free(err);
+	}
+	g_free(keep);
+	g_free(other);
+	g_free(jpg);
+}
+
 static void remove_tree(const char *dir)
 {
 	GDir *d = g_dir_open(dir, 0, NULL);
@@ -318,6 +507,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/figures/learning-matches-optimize", test_learning_matches_optimize);
 	g_test_add_func("/figures/figure-command", test_figure_command);
 	g_test_add_func("/figures/bad-heatmap-input", test_bad_heatmap_input);
+	g_test_add_func("/figures/simulate-figure", test_simulate_figure);
+	g_test_add_func("/figures/optimize-figure", test_optimize_figure);
+	g_test_add_func("/figures/bad-figure-output", test_bad_figure_output);
 	int status = g_test_run();
 	remove_tree(tmp_dir);
 	g_free(tmp_dir);
