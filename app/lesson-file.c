@@ -3,7 +3,7 @@
  * step's scene, backends and view. */
 #include "lesson-file.h"
 
-#include "json-depth.h"
+#include "json-read.h"
 #include "numbers.h"
 #include "scene-file.h"
 
@@ -35,157 +35,72 @@ const char *cl_lesson_view_name(ClLessonViewKind kind)
 
 /* ------------------------------------------------------------- reading */
 
-typedef struct {
-	const char *file; /* for messages */
-	GError **error;
-} Reader;
-
-static gboolean bad(Reader *rd, const char *path, const char *format, ...) G_GNUC_PRINTF(3, 4);
-
-static gboolean bad(Reader *rd, const char *path, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	char *reason = g_strdup_vprintf(format, args);
-	va_end(args);
-	g_set_error(rd->error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_INVALID, "%s: %s: %s", rd->file,
-				path[0] ? path : "(top level)", reason);
-	g_free(reason);
-	return FALSE;
-}
-
-static char *child_path(const char *path, const char *key)
-{
-	return path[0] ? g_strdup_printf("%s.%s", path, key) : g_strdup(key);
-}
-
-static gboolean check_keys(Reader *rd, JsonObject *object, const char *path, const char *const *allowed)
-{
-	GList *members = json_object_get_members(object);
-	gboolean ok = TRUE;
-	for (GList *m = members; m && ok; m = m->next) {
-		if (!g_strv_contains(allowed, m->data)) {
-			char *joined = g_strjoinv(", ", (char **)allowed);
-			char *p = child_path(path, m->data);
-			ok = bad(rd, p, "unknown key (expected one of: %s)", joined);
-			g_free(p);
-			g_free(joined);
-		}
-	}
-	g_list_free(members);
-	return ok;
-}
-
-/* The member key of object, or NULL; a missing required member is an error. */
-static JsonNode *member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
-						gboolean *failed)
-{
-	JsonNode *node = json_object_get_member(object, key);
-	if (!node && required) {
-		char *p = child_path(path, key);
-		bad(rd, p, "missing");
-		g_free(p);
-		*failed = TRUE;
-	}
-	return node;
-}
-
-static gboolean read_object(Reader *rd, JsonNode *node, const char *path, JsonObject **out)
-{
-	if (!JSON_NODE_HOLDS_OBJECT(node))
-		return bad(rd, path, "must be an object");
-	*out = json_node_get_object(node);
-	return TRUE;
-}
-
-static gboolean read_string(Reader *rd, JsonNode *node, const char *path, const char **out)
-{
-	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_STRING)
-		return bad(rd, path, "must be a string");
-	*out = json_node_get_string(node);
-	return TRUE;
-}
-
-static gboolean read_text(Reader *rd, JsonNode *node, const char *path, char **out)
+static gboolean read_text(ClJsonReader *rd, JsonNode *node, const char *path, char **out)
 {
 	const char *s = NULL;
-	if (!read_string(rd, node, path, &s))
+	if (!cl_json_read_string(rd, node, path, &s))
 		return FALSE;
 	if (!s[0])
-		return bad(rd, path, "must not be empty");
+		return cl_json_fail(rd, path, "must not be empty");
 	*out = g_strdup(s);
 	return TRUE;
 }
 
-static gboolean read_number(Reader *rd, JsonNode *node, const char *path, double *out)
-{
-	if (!JSON_NODE_HOLDS_VALUE(node))
-		return bad(rd, path, "must be a number");
-	GType type = json_node_get_value_type(node);
-	if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
-		return bad(rd, path, "must be a number");
-	double x = type == G_TYPE_INT64 ? (double)json_node_get_int(node) : json_node_get_double(node);
-	if (!isfinite(x))
-		return bad(rd, path, "must be a finite number");
-	*out = x;
-	return TRUE;
-}
-
-static gboolean read_integer(Reader *rd, JsonNode *node, const char *path, int min, int max, int *out)
+static gboolean read_integer(ClJsonReader *rd, JsonNode *node, const char *path, int min, int max, int *out)
 {
 	double x;
-	if (!read_number(rd, node, path, &x))
+	if (!cl_json_read_number(rd, node, path, &x))
 		return FALSE;
 	if (x != floor(x) || x < min || x > max)
-		return bad(rd, path, "must be a whole number from %d to %d (got %s)", min, max, cl_format_number(x).text);
+		return cl_json_fail(rd, path, "must be a whole number from %d to %d (got %s)", min, max,
+							cl_format_number(x).text);
 	*out = (int)x;
 	return TRUE;
 }
 
-static gboolean read_bool(Reader *rd, JsonNode *node, const char *path, gboolean *out)
+static gboolean read_bool(ClJsonReader *rd, JsonNode *node, const char *path, gboolean *out)
 {
 	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
-		return bad(rd, path, "must be true or false");
+		return cl_json_fail(rd, path, "must be true or false");
 	*out = json_node_get_boolean(node);
 	return TRUE;
 }
 
-static gboolean read_array(Reader *rd, JsonNode *node, const char *path, gboolean allow_empty, JsonArray **out)
+static gboolean read_array(ClJsonReader *rd, JsonNode *node, const char *path, gboolean allow_empty, JsonArray **out)
 {
-	if (!JSON_NODE_HOLDS_ARRAY(node))
-		return bad(rd, path, "must be an array");
-	*out = json_node_get_array(node);
+	if (!cl_json_read_array(rd, node, path, out))
+		return FALSE;
 	if (!allow_empty && json_array_get_length(*out) == 0)
-		return bad(rd, path, "must not be empty");
+		return cl_json_fail(rd, path, "must not be empty");
 	return TRUE;
 }
 
 /* A parameter name that exists in the step's scene. */
-static gboolean read_parameter(Reader *rd, JsonNode *node, const char *path, const ClScene *scene, char *out)
+static gboolean read_parameter(ClJsonReader *rd, JsonNode *node, const char *path, const ClScene *scene, char *out)
 {
 	const char *name = NULL;
-	if (!read_string(rd, node, path, &name))
+	if (!cl_json_read_string(rd, node, path, &name))
 		return FALSE;
 	ClParam p;
 	char message[CL_MESSAGE_MAX];
 	if (strlen(name) >= CL_NAME_MAX || !cl_param_parse(scene, name, &p, message, sizeof message))
-		return bad(rd, path, "\"%s\" is not a parameter of this scene (%s)", name,
+		return cl_json_fail(rd, path, "\"%s\" is not a parameter of this scene (%s)", name,
 				   strlen(name) >= CL_NAME_MAX ? "too long" : message);
 	g_strlcpy(out, name, CL_NAME_MAX);
 	return TRUE;
 }
 
-static gboolean read_backend_id(Reader *rd, JsonNode *node, const char *path, int *out)
+static gboolean read_backend_id(ClJsonReader *rd, JsonNode *node, const char *path, int *out)
 {
 	const char *id = NULL;
-	if (!read_string(rd, node, path, &id))
+	if (!cl_json_read_string(rd, node, path, &id))
 		return FALSE;
 	int b = cl_backend_find(id);
 	if (b < 0) {
 		GString *known = g_string_new(NULL);
 		for (int k = 0; k < cl_backend_count(); k++)
 			g_string_append_printf(known, "%s%s", k ? ", " : "", cl_backend_info(k)->id);
-		gboolean ok = bad(rd, path, "unknown backend \"%s\" (known: %s)", id, known->str);
+		gboolean ok = cl_json_fail(rd, path, "unknown backend \"%s\" (known: %s)", id, known->str);
 		g_string_free(known, TRUE);
 		return ok;
 	}
@@ -203,21 +118,21 @@ static gboolean backend_enabled(const ClLessonStep *step, int backend)
 
 /* ------------------------------------------------------------- scene */
 
-static gboolean apply_setting(Reader *rd, ClScene *scene, const char *path, const char *setting)
+static gboolean apply_setting(ClJsonReader *rd, ClScene *scene, const char *path, const char *setting)
 {
 	GError *error = NULL;
 	if (cl_scene_apply_setting(scene, setting, &error))
 		return TRUE;
-	gboolean ok = bad(rd, path, "%s", error->message);
+	gboolean ok = cl_json_fail(rd, path, "%s", error->message);
 	g_error_free(error);
 	return ok;
 }
 
-static gboolean read_scene(Reader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+static gboolean read_scene(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
 {
 	gboolean failed = FALSE;
-	char *p = child_path(path, "scene");
-	JsonNode *node = member(rd, step_object, path, "scene", TRUE, &failed);
+	char *p = cl_json_child_path(path, "scene");
+	JsonNode *node = cl_json_member(rd, step_object, path, "scene", TRUE, &failed);
 	gboolean ok = !failed;
 	if (ok && JSON_NODE_HOLDS_OBJECT(node)) {
 		/* inline: the scene loader's messages, prefixed with where the scene sits */
@@ -234,10 +149,10 @@ static gboolean read_scene(Reader *rd, JsonObject *step_object, const char *path
 		g_free(where);
 	} else if (ok) {
 		const char *id = NULL;
-		ok = read_string(rd, node, p, &id);
+		ok = cl_json_read_string(rd, node, p, &id);
 		GError *error = NULL;
 		if (ok && !(step->scene = cl_preset_load(id, &error))) {
-			ok = bad(rd, p, "no preset \"%s\" (%s)", id, error->message);
+			ok = cl_json_fail(rd, p, "no preset \"%s\" (%s)", id, error->message);
 			g_error_free(error);
 		}
 		if (ok)
@@ -247,15 +162,15 @@ static gboolean read_scene(Reader *rd, JsonObject *step_object, const char *path
 	if (!ok)
 		return FALSE;
 
-	JsonNode *set = member(rd, step_object, path, "set", FALSE, &failed);
+	JsonNode *set = cl_json_member(rd, step_object, path, "set", FALSE, &failed);
 	if (set) {
-		char *sp = child_path(path, "set");
+		char *sp = cl_json_child_path(path, "set");
 		JsonArray *a = NULL;
 		ok = read_array(rd, set, sp, TRUE, &a);
 		for (guint i = 0; ok && i < json_array_get_length(a); i++) {
 			char *ip = g_strdup_printf("%s[%u]", sp, i);
 			const char *setting = NULL;
-			ok = read_string(rd, json_array_get_element(a, i), ip, &setting) &&
+			ok = cl_json_read_string(rd, json_array_get_element(a, i), ip, &setting) &&
 				 apply_setting(rd, step->scene, ip, setting);
 			g_free(ip);
 		}
@@ -265,13 +180,13 @@ static gboolean read_scene(Reader *rd, JsonObject *step_object, const char *path
 }
 
 /* "backends": ["exact", {"id": "compliant-brax", "parameters": {"precision": "float64"}}] */
-static gboolean read_backends(Reader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+static gboolean read_backends(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, step_object, path, "backends", TRUE, &failed);
+	JsonNode *node = cl_json_member(rd, step_object, path, "backends", TRUE, &failed);
 	if (failed)
 		return FALSE;
-	char *bp = child_path(path, "backends");
+	char *bp = cl_json_child_path(path, "backends");
 	JsonArray *a = NULL;
 	gboolean ok = read_array(rd, node, bp, FALSE, &a);
 	for (guint i = 0; ok && i < json_array_get_length(a); i++) {
@@ -282,18 +197,19 @@ static gboolean read_backends(Reader *rd, JsonObject *step_object, const char *p
 			JsonObject *o = json_node_get_object(entry);
 			static const char *const keys[] = {"id", "parameters", NULL};
 			JsonNode *id = NULL, *params = NULL;
-			ok = check_keys(rd, o, ip, keys) && (id = member(rd, o, ip, "id", TRUE, &failed)) && !failed;
-			char *idp = child_path(ip, "id");
+			ok =
+				cl_json_check_keys(rd, o, ip, keys) && (id = cl_json_member(rd, o, ip, "id", TRUE, &failed)) && !failed;
+			char *idp = cl_json_child_path(ip, "id");
 			ok = ok && read_backend_id(rd, id, idp, &backend);
 			g_free(idp);
 			params = ok ? json_object_get_member(o, "parameters") : NULL;
 			if (params) {
-				char *pp = child_path(ip, "parameters");
+				char *pp = cl_json_child_path(ip, "parameters");
 				JsonObject *po = NULL;
-				ok = read_object(rd, params, pp, &po);
+				ok = cl_json_read_object(rd, params, pp, &po);
 				GList *names = ok ? json_object_get_members(po) : NULL;
 				for (GList *n = names; ok && n; n = n->next) {
-					char *np = child_path(pp, n->data);
+					char *np = cl_json_child_path(pp, n->data);
 					JsonNode *v = json_object_get_member(po, n->data);
 					char *value = NULL;
 					if (JSON_NODE_HOLDS_VALUE(v) && json_node_get_value_type(v) == G_TYPE_STRING)
@@ -302,7 +218,7 @@ static gboolean read_backends(Reader *rd, JsonObject *step_object, const char *p
 						value = g_strdup(json_node_get_boolean(v) ? "true" : "false");
 					else {
 						double x;
-						if ((ok = read_number(rd, v, np, &x)))
+						if ((ok = cl_json_read_number(rd, v, np, &x)))
 							value = g_strdup(cl_format_number(x).text);
 					}
 					if (ok) {
@@ -321,7 +237,7 @@ static gboolean read_backends(Reader *rd, JsonObject *step_object, const char *p
 			ok = read_backend_id(rd, entry, ip, &backend);
 		}
 		if (ok && backend_enabled(step, backend))
-			ok = bad(rd, ip, "backend \"%s\" is listed twice", cl_backend_info(backend)->id);
+			ok = cl_json_fail(rd, ip, "backend \"%s\" is listed twice", cl_backend_info(backend)->id);
 		if (ok)
 			g_array_append_val(step->backends, backend);
 		g_free(ip);
@@ -332,42 +248,42 @@ static gboolean read_backends(Reader *rd, JsonObject *step_object, const char *p
 
 /* ------------------------------------------------------------- view */
 
-static gboolean read_axis(Reader *rd, JsonObject *view, const char *path, const char *key, const ClScene *scene,
+static gboolean read_axis(ClJsonReader *rd, JsonObject *view, const char *path, const char *key, const ClScene *scene,
 						  ClLessonAxis *axis)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, view, path, key, TRUE, &failed);
+	JsonNode *node = cl_json_member(rd, view, path, key, TRUE, &failed);
 	if (failed)
 		return FALSE;
-	char *ap = child_path(path, key);
+	char *ap = cl_json_child_path(path, key);
 	JsonObject *o = NULL;
 	static const char *const keys[] = {"parameter", "min", "max", "count", NULL};
-	gboolean ok = read_object(rd, node, ap, &o) && check_keys(rd, o, ap, keys);
+	gboolean ok = cl_json_read_object(rd, node, ap, &o) && cl_json_check_keys(rd, o, ap, keys);
 	const char *names[] = {"parameter", "min", "max", "count"};
 	JsonNode *parts[4] = {0};
 	for (int i = 0; ok && i < 4; i++)
-		ok = (parts[i] = member(rd, o, ap, names[i], TRUE, &failed)) && !failed;
+		ok = (parts[i] = cl_json_member(rd, o, ap, names[i], TRUE, &failed)) && !failed;
 	char *pp[4];
 	for (int i = 0; i < 4; i++)
-		pp[i] = child_path(ap, names[i]);
+		pp[i] = cl_json_child_path(ap, names[i]);
 	ok = ok && read_parameter(rd, parts[0], pp[0], scene, axis->parameter) &&
-		 read_number(rd, parts[1], pp[1], &axis->min) && read_number(rd, parts[2], pp[2], &axis->max) &&
+		 cl_json_read_number(rd, parts[1], pp[1], &axis->min) && cl_json_read_number(rd, parts[2], pp[2], &axis->max) &&
 		 read_integer(rd, parts[3], pp[3], 1, LESSON_AXIS_MAX, &axis->count);
 	if (ok && !(axis->max > axis->min))
-		ok = bad(rd, pp[2], "must be greater than min");
+		ok = cl_json_fail(rd, pp[2], "must be greater than min");
 	for (int i = 0; i < 4; i++)
 		g_free(pp[i]);
 	g_free(ap);
 	return ok;
 }
 
-static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+static gboolean read_view(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, step_object, path, "view", TRUE, &failed);
+	JsonNode *node = cl_json_member(rd, step_object, path, "view", TRUE, &failed);
 	if (failed)
 		return FALSE;
-	char *vp = child_path(path, "view");
+	char *vp = cl_json_child_path(path, "view");
 	ClLessonView *v = &step->view;
 	ClScene *scene = step->scene;
 	v->iterations = scene->optimize.iterations;
@@ -375,10 +291,10 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 	JsonObject *o = NULL;
 	const char *type = NULL;
 	JsonNode *type_node = NULL;
-	gboolean ok = read_object(rd, node, vp, &o) && (type_node = member(rd, o, vp, "type", TRUE, &failed)) &&
-				  !failed;
-	char *tp = child_path(vp, "type");
-	ok = ok && read_string(rd, type_node, tp, &type);
+	gboolean ok = cl_json_read_object(rd, node, vp, &o) &&
+				  (type_node = cl_json_member(rd, o, vp, "type", TRUE, &failed)) && !failed;
+	char *tp = cl_json_child_path(vp, "type");
+	ok = ok && cl_json_read_string(rd, type_node, tp, &type);
 	if (ok) {
 		int kind = -1;
 		for (int k = 0; k < CL_LESSON_VIEW_COUNT; k++)
@@ -386,7 +302,7 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 				kind = k;
 		if (kind < 0) {
 			char *joined = g_strjoinv(", ", (char **)view_names);
-			ok = bad(rd, tp, "\"%s\" is not a view (expected one of: %s)", type, joined);
+			ok = cl_json_fail(rd, tp, "\"%s\" is not a view (expected one of: %s)", type, joined);
 			g_free(joined);
 		}
 		v->kind = (ClLessonViewKind)kind;
@@ -399,10 +315,10 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 		[CL_LESSON_VIEW_LEARNING] = {"type", "iterations", "learning_rate", "log_scale", "optimum", NULL},
 		[CL_LESSON_VIEW_CONVERGENCE] = {"type", "parameter", "steps", NULL},
 	};
-	ok = ok && check_keys(rd, o, vp, keys[v->kind]);
+	ok = ok && cl_json_check_keys(rd, o, vp, keys[v->kind]);
 	JsonNode *n;
 	char *p;
-#define FIELD(key) ((n = json_object_get_member(o, key)) ? (p = child_path(vp, key)) : NULL)
+#define FIELD(key) ((n = json_object_get_member(o, key)) ? (p = cl_json_child_path(vp, key)) : NULL)
 	if (ok && FIELD("parameters")) {
 		JsonArray *a = NULL;
 		ok = read_array(rd, n, p, FALSE, &a);
@@ -417,36 +333,37 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 		g_free(p);
 	}
 	gboolean needs_parameter = v->kind == CL_LESSON_VIEW_PERTURBATION || v->kind == CL_LESSON_VIEW_CONVERGENCE;
-	if (ok && needs_parameter && !member(rd, o, vp, "parameter", TRUE, &failed))
+	if (ok && needs_parameter && !cl_json_member(rd, o, vp, "parameter", TRUE, &failed))
 		ok = FALSE;
 	if (ok && FIELD("parameter")) {
 		ok = read_parameter(rd, n, p, scene, v->parameter);
 		ClParam param;
 		if (ok && v->kind == CL_LESSON_VIEW_PERTURBATION && cl_param_parse(scene, v->parameter, &param, NULL, 0) &&
 			!cl_param_has_adjoint(&param))
-			ok = bad(rd, p, "the perturbation view needs an initial-state or control parameter (%s is neither)",
-					 v->parameter);
+			ok =
+				cl_json_fail(rd, p, "the perturbation view needs an initial-state or control parameter (%s is neither)",
+							 v->parameter);
 		g_free(p);
 	}
 	v->delta = 0.05;
 	if (ok && FIELD("delta")) {
-		ok = read_number(rd, n, p, &v->delta);
+		ok = cl_json_read_number(rd, n, p, &v->delta);
 		if (ok && !(v->delta > 0))
-			ok = bad(rd, p, "must be positive");
+			ok = cl_json_fail(rd, p, "must be positive");
 		g_free(p);
 	}
 	if (ok && v->kind == CL_LESSON_VIEW_HEATMAP) {
 		ok = read_axis(rd, o, vp, "x", scene, &v->x) && read_axis(rd, o, vp, "y", scene, &v->y);
 		if (ok && strcmp(v->x.parameter, v->y.parameter) == 0)
-			ok = bad(rd, vp, "x and y are the same parameter");
+			ok = cl_json_fail(rd, vp, "x and y are the same parameter");
 		g_strlcpy(v->quantity, "loss", sizeof v->quantity);
 	}
 	if (ok && FIELD("quantity")) {
 		const char *q = NULL;
-		ok = read_string(rd, n, p, &q);
+		ok = cl_json_read_string(rd, n, p, &q);
 		if (ok && !g_strv_contains(quantities, q)) {
 			char *joined = g_strjoinv(", ", (char **)quantities);
-			ok = bad(rd, p, "\"%s\" is not a quantity (expected one of: %s)", q, joined);
+			ok = cl_json_fail(rd, p, "\"%s\" is not a quantity (expected one of: %s)", q, joined);
 			g_free(joined);
 		}
 		if (ok)
@@ -462,9 +379,9 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 		g_free(p);
 	}
 	if (ok && FIELD("learning_rate")) {
-		ok = read_number(rd, n, p, &v->learning_rate);
+		ok = cl_json_read_number(rd, n, p, &v->learning_rate);
 		if (ok && !(v->learning_rate > 0))
-			ok = bad(rd, p, "must be positive");
+			ok = cl_json_fail(rd, p, "must be positive");
 		g_free(p);
 	}
 	if (ok && FIELD("log_scale")) {
@@ -474,12 +391,12 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 	if (ok && FIELD("optimum")) {
 		ok = read_bool(rd, n, p, &v->show_optimum);
 		if (ok && v->show_optimum && isnan(cl_two_ball_optimum(scene, NULL)))
-			ok = bad(rd, p, "this scene is not the two-ball problem, it has no analytic optimum");
+			ok = cl_json_fail(rd, p, "this scene is not the two-ball problem, it has no analytic optimum");
 		g_free(p);
 	}
 	if (ok && v->kind == CL_LESSON_VIEW_CONVERGENCE) {
-		ok = (n = member(rd, o, vp, "steps", TRUE, &failed)) && !failed;
-		p = child_path(vp, "steps");
+		ok = (n = cl_json_member(rd, o, vp, "steps", TRUE, &failed)) && !failed;
+		p = cl_json_child_path(vp, "steps");
 		JsonArray *a = NULL;
 		ok = ok && read_array(rd, n, p, FALSE, &a);
 		v->steps = g_array_new(FALSE, FALSE, sizeof(int));
@@ -490,7 +407,7 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 			ClParam param;
 			cl_param_parse(scene, v->parameter, &param, NULL, 0);
 			if (ok && param.target == CL_PARAM_CONTROL && param.step >= steps)
-				ok = bad(rd, ip, "%s does not exist with %d steps", v->parameter, steps);
+				ok = cl_json_fail(rd, ip, "%s does not exist with %d steps", v->parameter, steps);
 			if (ok)
 				g_array_append_val(v->steps, steps);
 			g_free(ip);
@@ -500,7 +417,7 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 #undef FIELD
 	gboolean learns = v->kind == CL_LESSON_VIEW_LEARNING || (v->kind == CL_LESSON_VIEW_HEATMAP && v->paths);
 	if (ok && learns && scene->optimize.parameter_count == 0)
-		ok = bad(rd, vp, "the scene has no optimization problem (its \"optimize\" lists no parameters)");
+		ok = cl_json_fail(rd, vp, "the scene has no optimization problem (its \"optimize\" lists no parameters)");
 	if (ok && learns) {
 		/* the scene carries the view's settings, so a saved step scene reproduces the run */
 		scene->optimize.iterations = v->iterations;
@@ -512,12 +429,12 @@ static gboolean read_view(Reader *rd, JsonObject *step_object, const char *path,
 
 /* ------------------------------------------------------------- highlights */
 
-static gboolean read_highlights(Reader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+static gboolean read_highlights(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
 {
 	JsonNode *node = json_object_get_member(step_object, "highlight");
 	if (!node)
 		return TRUE;
-	char *hp = child_path(path, "highlight");
+	char *hp = cl_json_child_path(path, "highlight");
 	JsonArray *a = NULL;
 	gboolean ok = read_array(rd, node, hp, TRUE, &a);
 	for (guint i = 0; ok && i < json_array_get_length(a); i++) {
@@ -526,17 +443,17 @@ static gboolean read_highlights(Reader *rd, JsonObject *step_object, const char 
 		static const char *const keys[] = {"backend", "parameter", NULL};
 		gboolean failed = FALSE;
 		JsonNode *b = NULL;
-		ok = read_object(rd, json_array_get_element(a, i), ip, &o) && check_keys(rd, o, ip, keys) &&
-			 (b = member(rd, o, ip, "backend", TRUE, &failed)) && !failed;
+		ok = cl_json_read_object(rd, json_array_get_element(a, i), ip, &o) && cl_json_check_keys(rd, o, ip, keys) &&
+			 (b = cl_json_member(rd, o, ip, "backend", TRUE, &failed)) && !failed;
 		ClLessonHighlight h = {0};
-		char *bp = child_path(ip, "backend");
+		char *bp = cl_json_child_path(ip, "backend");
 		ok = ok && read_backend_id(rd, b, bp, &h.backend);
 		if (ok && !backend_enabled(step, h.backend))
-			ok = bad(rd, bp, "backend \"%s\" is not enabled in this step", cl_backend_info(h.backend)->id);
+			ok = cl_json_fail(rd, bp, "backend \"%s\" is not enabled in this step", cl_backend_info(h.backend)->id);
 		g_free(bp);
 		JsonNode *param = ok ? json_object_get_member(o, "parameter") : NULL;
 		if (param) {
-			char *pp = child_path(ip, "parameter");
+			char *pp = cl_json_child_path(ip, "parameter");
 			ok = read_parameter(rd, param, pp, step->scene, h.parameter);
 			g_free(pp);
 		}
@@ -700,11 +617,11 @@ out:
 	return ok;
 }
 
-static gboolean read_text_cites(Reader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+static gboolean read_text_cites(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, step_object, path, "text", TRUE, &failed);
-	char *tp = child_path(path, "text");
+	JsonNode *node = cl_json_member(rd, step_object, path, "text", TRUE, &failed);
+	char *tp = cl_json_child_path(path, "text");
 	gboolean ok = !failed && read_text(rd, node, tp, &step->text);
 	for (const char *c = ok ? step->text : ""; ok && *c; c++) {
 		if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
@@ -712,23 +629,23 @@ static gboolean read_text_cites(Reader *rd, JsonObject *step_object, const char 
 			continue;
 		}
 		if (*c == '}') {
-			ok = bad(rd, tp, "a \"}\" without \"{\" at byte %td (write \"}}\" for a brace)", c - step->text);
+			ok = cl_json_fail(rd, tp, "a \"}\" without \"{\" at byte %td (write \"}}\" for a brace)", c - step->text);
 			break;
 		}
 		if (*c != '{')
 			continue;
 		const char *end = strchr(c, '}');
 		if (!end) {
-			ok = bad(rd, tp, "the placeholder at byte %td has no closing \"}\"", c - step->text);
+			ok = cl_json_fail(rd, tp, "the placeholder at byte %td has no closing \"}\"", c - step->text);
 			break;
 		}
 		char *source = g_strndup(c + 1, (gsize)(end - c - 1));
 		ClCite cite = {.start = (gsize)(c - step->text), .end = (gsize)(end - step->text) + 1};
 		char *reason = NULL;
 		if (strlen(source) >= sizeof cite.source)
-			ok = bad(rd, tp, "{%.20s…}: too long", source);
+			ok = cl_json_fail(rd, tp, "{%.20s…}: too long", source);
 		else if (!parse_cite(step, source, &cite, &reason))
-			ok = bad(rd, tp, "{%s}: %s", source, reason);
+			ok = cl_json_fail(rd, tp, "{%s}: %s", source, reason);
 		else
 			g_array_append_val(step->cites, cite);
 		g_free(reason);
@@ -759,27 +676,27 @@ static void step_free(gpointer data)
 	g_free(step);
 }
 
-static ClLessonStep *read_step(Reader *rd, JsonNode *node, const char *path)
+static ClLessonStep *read_step(ClJsonReader *rd, JsonNode *node, const char *path)
 {
 	JsonObject *o = NULL;
 	static const char *const keys[] = {"title", "scene", "set", "backends", "view", "highlight", "text", NULL};
-	if (!read_object(rd, node, path, &o) || !check_keys(rd, o, path, keys))
+	if (!cl_json_read_object(rd, node, path, &o) || !cl_json_check_keys(rd, o, path, keys))
 		return NULL;
 	ClLessonStep *step = g_new0(ClLessonStep, 1);
 	step->backends = g_array_new(FALSE, FALSE, sizeof(int));
 	step->highlights = g_array_new(FALSE, FALSE, sizeof(ClLessonHighlight));
 	step->cites = g_array_new(FALSE, FALSE, sizeof(ClCite));
 	gboolean failed = FALSE;
-	JsonNode *title = member(rd, o, path, "title", TRUE, &failed);
-	char *tp = child_path(path, "title");
+	JsonNode *title = cl_json_member(rd, o, path, "title", TRUE, &failed);
+	char *tp = cl_json_child_path(path, "title");
 	gboolean ok = !failed && read_text(rd, title, tp, &step->title) && read_scene(rd, o, path, step) &&
 				  read_backends(rd, o, path, step) && read_view(rd, o, path, step) &&
 				  read_highlights(rd, o, path, step) && read_text_cites(rd, o, path, step);
 	g_free(tp);
 	char message[CL_MESSAGE_MAX];
 	if (ok && !cl_scene_validate(step->scene, message, sizeof message)) {
-		char *sp = child_path(path, "scene");
-		ok = bad(rd, sp, "%s", message);
+		char *sp = cl_json_child_path(path, "scene");
+		ok = cl_json_fail(rd, sp, "%s", message);
 		g_free(sp);
 	}
 	if (!ok) {
@@ -801,41 +718,42 @@ void cl_lesson_free(ClLesson *lesson)
 	g_free(lesson);
 }
 
-static gboolean read_lesson(Reader *rd, JsonNode *root, ClLesson *lesson)
+static gboolean read_lesson(ClJsonReader *rd, JsonNode *root, ClLesson *lesson)
 {
 	JsonObject *o = NULL;
 	static const char *const keys[] = {"contactlab_lesson", "id", "order", "title", "summary", "steps", NULL};
-	if (!read_object(rd, root, "", &o) || !check_keys(rd, o, "", keys))
+	if (!cl_json_read_object(rd, root, "", &o) || !cl_json_check_keys(rd, o, "", keys))
 		return FALSE;
 	gboolean failed = FALSE;
-	JsonNode *version = member(rd, o, "", "contactlab_lesson", TRUE, &failed);
+	JsonNode *version = cl_json_member(rd, o, "", "contactlab_lesson", TRUE, &failed);
 	int v = 0;
 	if (failed || !read_integer(rd, version, "contactlab_lesson", 1, 1000, &v))
 		return FALSE;
 	if (v != 1)
-		return bad(rd, "contactlab_lesson", "version %d is newer than this ContactLab (it reads version 1)", v);
-	JsonNode *id = member(rd, o, "", "id", TRUE, &failed);
+		return cl_json_fail(rd, "contactlab_lesson", "version %d is newer than this ContactLab (it reads version 1)",
+							v);
+	JsonNode *id = cl_json_member(rd, o, "", "id", TRUE, &failed);
 	if (failed || !read_text(rd, id, "id", &lesson->id))
 		return FALSE;
 	for (const char *c = lesson->id; *c; c++)
 		if (!(g_ascii_islower(*c) || g_ascii_isdigit(*c) || *c == '-'))
-			return bad(rd, "id", "\"%s\": use lower-case letters, digits and '-'", lesson->id);
+			return cl_json_fail(rd, "id", "\"%s\": use lower-case letters, digits and '-'", lesson->id);
 	JsonNode *order = json_object_get_member(o, "order");
 	lesson->order = 1000;
 	if (order && !read_integer(rd, order, "order", 0, 1000000, &lesson->order))
 		return FALSE;
-	JsonNode *title = member(rd, o, "", "title", TRUE, &failed);
+	JsonNode *title = cl_json_member(rd, o, "", "title", TRUE, &failed);
 	if (failed || !read_text(rd, title, "title", &lesson->title))
 		return FALSE;
 	JsonNode *summary = json_object_get_member(o, "summary");
 	if (summary && !read_text(rd, summary, "summary", &lesson->summary))
 		return FALSE;
-	JsonNode *steps = member(rd, o, "", "steps", TRUE, &failed);
+	JsonNode *steps = cl_json_member(rd, o, "", "steps", TRUE, &failed);
 	JsonArray *a = NULL;
 	if (failed || !read_array(rd, steps, "steps", FALSE, &a))
 		return FALSE;
 	if (json_array_get_length(a) > LESSON_STEPS_MAX)
-		return bad(rd, "steps", "%u steps (at most %d)", json_array_get_length(a), LESSON_STEPS_MAX);
+		return cl_json_fail(rd, "steps", "%u steps (at most %d)", json_array_get_length(a), LESSON_STEPS_MAX);
 	for (guint i = 0; i < json_array_get_length(a); i++) {
 		char *path = g_strdup_printf("steps[%u]", i);
 		ClLessonStep *step = read_step(rd, json_array_get_element(a, i), path);
@@ -850,40 +768,14 @@ static gboolean read_lesson(Reader *rd, JsonNode *root, ClLesson *lesson)
 ClLesson *cl_lesson_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
 	const char *file = filename ? filename : "lesson";
-	int line, column;
-	if (!cl_json_depth_ok(data, length < 0 ? strlen(data) : (gsize)length, &line, &column)) {
-		g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX,
-					"%s: line %d, column %d: arrays and objects nested more than %d deep", file, line, column,
-					CL_JSON_MAX_DEPTH);
+	JsonParser *parser =
+		cl_json_parse(data, length, file, "", CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX, error);
+	if (!parser)
 		return NULL;
-	}
-	JsonParser *parser = json_parser_new();
-	GError *json_error = NULL;
-	if (!json_parser_load_from_data(parser, data, length, &json_error)) {
-		/* json-glib says "<data>:LINE:COLUMN: Parse error: …" */
-		const char *text = json_error->message;
-		if (g_str_has_prefix(text, "<data>:"))
-			text += strlen("<data>:");
-		int line = 0, column = 0, consumed = 0;
-		if (sscanf(text, "%d:%d: %n", &line, &column, &consumed) == 2 && consumed > 0)
-			g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX,
-						"%s: line %d, column %d: not valid JSON: %s", file, line, column, text + consumed);
-		else
-			g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX, "%s: not valid JSON: %s", file,
-						text);
-		g_error_free(json_error);
-		g_object_unref(parser);
-		return NULL;
-	}
-	if (!json_parser_get_root(parser)) {
-		g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX, "%s: not valid JSON: the file is empty",
-					file);
-		g_object_unref(parser);
-		return NULL;
-	}
 	ClLesson *lesson = g_new0(ClLesson, 1);
 	lesson->steps = g_ptr_array_new_with_free_func(step_free);
-	Reader rd = {.file = file, .error = error};
+	ClJsonReader rd = {.domain = CL_LESSON_FILE_ERROR, .code = CL_LESSON_FILE_ERROR_INVALID, .file = file,
+					   .error = error};
 	gboolean ok = read_lesson(&rd, json_parser_get_root(parser), lesson);
 	g_object_unref(parser);
 	if (!ok) {

@@ -3,7 +3,7 @@
  * are the shortest text that reads back to the same double. */
 #include "scene-file.h"
 
-#include "json-depth.h"
+#include "json-read.h"
 #include "numbers.h"
 
 #include <json-glib/json-glib.h>
@@ -15,85 +15,15 @@ G_DEFINE_QUARK(cl-scene-file-error-quark, cl_scene_file_error)
 
 /* ------------------------------------------------------------- parsing */
 
-typedef struct {
-	const char *file; /* for messages, may be NULL */
-	GError **error;
-} Reader;
-
-static gboolean bad(Reader *rd, const char *path, const char *format, ...) G_GNUC_PRINTF(3, 4);
-
-static gboolean bad(Reader *rd, const char *path, const char *format, ...)
-{
-	va_list args;
-	va_start(args, format);
-	char *reason = g_strdup_vprintf(format, args);
-	va_end(args);
-	if (rd->file)
-		g_set_error(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s: %s", rd->file, path,
-					reason);
-	else
-		g_set_error(rd->error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID, "%s: %s", path, reason);
-	g_free(reason);
-	return FALSE;
-}
-
-static char *child_path(const char *path, const char *key)
-{
-	return path[0] ? g_strdup_printf("%s.%s", path, key) : g_strdup(key);
-}
-
-static gboolean check_keys(Reader *rd, JsonObject *object, const char *path, const char *const *allowed)
-{
-	GList *members = json_object_get_members(object);
-	gboolean ok = TRUE;
-	for (GList *m = members; m && ok; m = m->next) {
-		const char *key = m->data;
-		if (!g_strv_contains(allowed, key)) {
-			char *joined = g_strjoinv(", ", (char **)allowed);
-			char *p = child_path(path, key);
-			ok = bad(rd, p, "unknown key (expected one of: %s)", joined);
-			g_free(p);
-			g_free(joined);
-		}
-	}
-	g_list_free(members);
-	return ok;
-}
-
-static gboolean is_number(JsonNode *node)
-{
-	if (!JSON_NODE_HOLDS_VALUE(node))
-		return FALSE;
-	GType type = json_node_get_value_type(node);
-	return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
-}
-
-static double number_of(JsonNode *node)
-{
-	return json_node_get_value_type(node) == G_TYPE_INT64 ? (double)json_node_get_int(node)
-														  : json_node_get_double(node);
-}
-
-static gboolean read_number(Reader *rd, JsonNode *node, const char *path, double *out)
-{
-	if (!is_number(node))
-		return bad(rd, path, "must be a number");
-	double x = number_of(node);
-	if (!isfinite(x))
-		return bad(rd, path, "must be a finite number");
-	*out = x;
-	return TRUE;
-}
-
-static gboolean read_vec2(Reader *rd, JsonNode *node, const char *path, ClVec2 *out)
+static gboolean read_vec2(ClJsonReader *rd, JsonNode *node, const char *path, ClVec2 *out)
 {
 	if (!JSON_NODE_HOLDS_ARRAY(node) || json_array_get_length(json_node_get_array(node)) != 2)
-		return bad(rd, path, "must be an array of two numbers [x, y]");
+		return cl_json_fail(rd, path, "must be an array of two numbers [x, y]");
 	JsonArray *a = json_node_get_array(node);
 	double v[2];
 	for (guint i = 0; i < 2; i++) {
 		char *p = g_strdup_printf("%s[%u]", path, i);
-		gboolean ok = read_number(rd, json_array_get_element(a, i), p, &v[i]);
+		gboolean ok = cl_json_read_number(rd, json_array_get_element(a, i), p, &v[i]);
 		g_free(p);
 		if (!ok)
 			return FALSE;
@@ -102,127 +32,88 @@ static gboolean read_vec2(Reader *rd, JsonNode *node, const char *path, ClVec2 *
 	return TRUE;
 }
 
-static gboolean read_string(Reader *rd, JsonNode *node, const char *path, const char **out)
-{
-	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_STRING)
-		return bad(rd, path, "must be a string");
-	*out = json_node_get_string(node);
-	return TRUE;
-}
-
 /* A whole number in [min, max]; max_reason explains the upper limit. */
-static gboolean read_integer(Reader *rd, JsonNode *node, const char *path, double min, double max, int *out)
+static gboolean read_integer(ClJsonReader *rd, JsonNode *node, const char *path, double min, double max, int *out)
 {
 	double x;
-	if (!read_number(rd, node, path, &x))
+	if (!cl_json_read_number(rd, node, path, &x))
 		return FALSE;
 	if (x != floor(x))
-		return bad(rd, path, "must be a whole number (got %s)", cl_format_number(x).text);
+		return cl_json_fail(rd, path, "must be a whole number (got %s)", cl_format_number(x).text);
 	if (x < min || x > max)
-		return bad(rd, path, "%s is outside [%s, %s]", cl_format_number(x).text, cl_format_number(min).text,
+		return cl_json_fail(rd, path, "%s is outside [%s, %s]", cl_format_number(x).text, cl_format_number(min).text,
 				   cl_format_number(max).text);
 	*out = (int)x;
 	return TRUE;
 }
 
-static gboolean read_id(Reader *rd, JsonNode *node, const char *path, char *out, size_t size)
+static gboolean read_id(ClJsonReader *rd, JsonNode *node, const char *path, char *out, size_t size)
 {
 	const char *s = NULL;
-	if (!read_string(rd, node, path, &s))
+	if (!cl_json_read_string(rd, node, path, &s))
 		return FALSE;
 	if (strlen(s) >= size)
-		return bad(rd, path, "longer than %zu bytes", size - 1);
+		return cl_json_fail(rd, path, "longer than %zu bytes", size - 1);
 	g_strlcpy(out, s, size);
 	return TRUE;
 }
 
-/* Looks up an object member; a missing required one is an error. */
-static JsonNode *member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
-						gboolean *failed)
-{
-	JsonNode *node = json_object_get_member(object, key);
-	if (!node && required) {
-		char *p = child_path(path, key);
-		bad(rd, p, "missing");
-		g_free(p);
-		*failed = TRUE;
-	}
-	return node;
-}
-
 /* Reads an optional/required number member into *out (left alone when absent). */
-static gboolean number_member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
-							  double *out)
+static gboolean number_member(ClJsonReader *rd, JsonObject *object, const char *path, const char *key,
+							  gboolean required, double *out)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, object, path, key, required, &failed);
+	JsonNode *node = cl_json_member(rd, object, path, key, required, &failed);
 	if (failed)
 		return FALSE;
 	if (!node)
 		return TRUE;
-	char *p = child_path(path, key);
-	gboolean ok = read_number(rd, node, p, out);
+	char *p = cl_json_child_path(path, key);
+	gboolean ok = cl_json_read_number(rd, node, p, out);
 	g_free(p);
 	return ok;
 }
 
-static gboolean vec2_member(Reader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
+static gboolean vec2_member(ClJsonReader *rd, JsonObject *object, const char *path, const char *key, gboolean required,
 							ClVec2 *out)
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, object, path, key, required, &failed);
+	JsonNode *node = cl_json_member(rd, object, path, key, required, &failed);
 	if (failed)
 		return FALSE;
 	if (!node)
 		return TRUE;
-	char *p = child_path(path, key);
+	char *p = cl_json_child_path(path, key);
 	gboolean ok = read_vec2(rd, node, p, out);
 	g_free(p);
 	return ok;
 }
 
-static JsonObject *as_object(Reader *rd, JsonNode *node, const char *path)
-{
-	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		bad(rd, path, "must be an object");
-		return NULL;
-	}
-	return json_node_get_object(node);
-}
-
-static JsonArray *as_array(Reader *rd, JsonNode *node, const char *path)
-{
-	if (!JSON_NODE_HOLDS_ARRAY(node)) {
-		bad(rd, path, "must be an array");
-		return NULL;
-	}
-	return json_node_get_array(node);
-}
-
-static gboolean read_control(Reader *rd, ClScene *scene, int index, JsonNode *node, const char *path)
+static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"constant", "sequence", NULL};
-	JsonObject *object = as_object(rd, node, path);
-	if (!object || !check_keys(rd, object, path, keys))
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	JsonNode *constant = json_object_get_member(object, "constant");
 	JsonNode *sequence = json_object_get_member(object, "sequence");
 	if (!constant == !sequence)
-		return bad(rd, path, "must have exactly one of \"constant\": [ux, uy] or \"sequence\": [[ux, uy], …]");
+		return cl_json_fail(rd, path,
+							"must have exactly one of \"constant\": [ux, uy] or \"sequence\": [[ux, uy], …]");
 	ClBall *ball = &scene->balls[index];
 	if (constant) {
-		char *p = child_path(path, "constant");
+		char *p = cl_json_child_path(path, "constant");
 		gboolean ok = read_vec2(rd, constant, p, &ball->control_constant);
 		g_free(p);
 		ball->control_kind = CL_CONTROL_CONSTANT;
 		return ok;
 	}
-	char *p = child_path(path, "sequence");
-	JsonArray *a = as_array(rd, sequence, p);
-	gboolean ok = a != NULL;
+	char *p = cl_json_child_path(path, "sequence");
+	JsonArray *a = NULL;
+	gboolean ok = cl_json_read_array(rd, sequence, p, &a);
 	if (ok && json_array_get_length(a) != (guint)scene->steps)
-		ok = bad(rd, p, "has %u entries but the scene has %d steps (one [ux, uy] per step)", json_array_get_length(a),
-				 scene->steps);
+		ok = cl_json_fail(rd, p, "has %u entries but the scene has %d steps (one [ux, uy] per step)",
+						  json_array_get_length(a), scene->steps);
 	double *u = ok ? g_new(double, 2 * (size_t)scene->steps) : NULL;
 	for (int n = 0; ok && n < scene->steps; n++) {
 		char *pn = g_strdup_printf("%s[%d]", p, n);
@@ -239,18 +130,18 @@ static gboolean read_control(Reader *rd, ClScene *scene, int index, JsonNode *no
 	return ok;
 }
 
-static gboolean read_ball(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+static gboolean read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"id", "position", "velocity", "radius", "mass", "control", NULL};
-	JsonObject *object = as_object(rd, node, path);
-	if (!object || !check_keys(rd, object, path, keys))
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	gboolean failed = FALSE;
-	JsonNode *id = member(rd, object, path, "id", TRUE, &failed);
+	JsonNode *id = cl_json_member(rd, object, path, "id", TRUE, &failed);
 	if (failed)
 		return FALSE;
 	char ball_id[CL_ID_MAX];
-	char *p = child_path(path, "id");
+	char *p = cl_json_child_path(path, "id");
 	gboolean ok = read_id(rd, id, p, ball_id, sizeof ball_id);
 	g_free(p);
 	if (!ok)
@@ -264,25 +155,25 @@ static gboolean read_ball(Reader *rd, ClScene *scene, JsonNode *node, const char
 		return FALSE;
 	JsonNode *control = json_object_get_member(object, "control");
 	if (control) {
-		p = child_path(path, "control");
+		p = cl_json_child_path(path, "control");
 		ok = read_control(rd, scene, index, control, p);
 		g_free(p);
 	}
 	return ok;
 }
 
-static gboolean read_wall(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+static gboolean read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"id", "point", "normal", NULL};
-	JsonObject *object = as_object(rd, node, path);
-	if (!object || !check_keys(rd, object, path, keys))
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	gboolean failed = FALSE;
-	JsonNode *id = member(rd, object, path, "id", TRUE, &failed);
+	JsonNode *id = cl_json_member(rd, object, path, "id", TRUE, &failed);
 	if (failed)
 		return FALSE;
 	char wall_id[CL_ID_MAX];
-	char *p = child_path(path, "id");
+	char *p = cl_json_child_path(path, "id");
 	gboolean ok = read_id(rd, id, p, wall_id, sizeof wall_id);
 	g_free(p);
 	if (!ok)
@@ -293,8 +184,8 @@ static gboolean read_wall(Reader *rd, ClScene *scene, JsonNode *node, const char
 		return FALSE;
 	double length = hypot(wall->normal.x, wall->normal.y);
 	if (!(length > 0.0) || !isfinite(length)) {
-		p = child_path(path, "normal");
-		ok = bad(rd, p, "must not be the zero vector (it points into the free side)");
+		p = cl_json_child_path(path, "normal");
+		ok = cl_json_fail(rd, p, "must not be the zero vector (it points into the free side)");
 		g_free(p);
 		return ok;
 	}
@@ -311,46 +202,47 @@ static const char *const loss_type_names[CL_LOSS_TYPE_COUNT] = {
 	[CL_LOSS_CONTROL_EFFORT] = "control_effort",
 };
 
-static gboolean read_loss(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+static gboolean read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys_position[] = {"type", "ball", "target", "weight", NULL};
 	static const char *const keys_coordinate[] = {"type", "ball", "axis", "weight", NULL};
 	static const char *const keys_effort[] = {"type", "ball", "weight", NULL};
-	JsonObject *object = as_object(rd, node, path);
-	if (!object)
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object))
 		return FALSE;
 	gboolean failed = FALSE;
-	JsonNode *type_node = member(rd, object, path, "type", TRUE, &failed);
+	JsonNode *type_node = cl_json_member(rd, object, path, "type", TRUE, &failed);
 	if (failed)
 		return FALSE;
 	const char *type_name = NULL;
-	char *p = child_path(path, "type");
-	gboolean ok = read_string(rd, type_node, p, &type_name);
+	char *p = cl_json_child_path(path, "type");
+	gboolean ok = cl_json_read_string(rd, type_node, p, &type_name);
 	int type = -1;
 	for (int t = 0; ok && t < CL_LOSS_TYPE_COUNT; t++)
 		if (strcmp(type_name, loss_type_names[t]) == 0)
 			type = t;
 	if (ok && type < 0)
-		ok = bad(rd, p, "\"%s\" is not a loss type (final_position, final_coordinate or control_effort)", type_name);
+		ok = cl_json_fail(rd, p, "\"%s\" is not a loss type (final_position, final_coordinate or control_effort)",
+						  type_name);
 	g_free(p);
 	if (!ok)
 		return FALSE;
 	const char *const *keys = type == CL_LOSS_FINAL_POSITION	  ? keys_position
 							  : type == CL_LOSS_FINAL_COORDINATE ? keys_coordinate
 																 : keys_effort;
-	if (!check_keys(rd, object, path, keys))
+	if (!cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	ClLossTerm *term = cl_scene_add_loss(scene, (ClLossType)type);
-	JsonNode *ball = member(rd, object, path, "ball", TRUE, &failed);
+	JsonNode *ball = cl_json_member(rd, object, path, "ball", TRUE, &failed);
 	if (failed)
 		return FALSE;
 	const char *ball_id = NULL;
-	p = child_path(path, "ball");
-	ok = read_string(rd, ball, p, &ball_id);
+	p = cl_json_child_path(path, "ball");
+	ok = cl_json_read_string(rd, ball, p, &ball_id);
 	if (ok) {
 		term->ball = cl_scene_find_ball(scene, ball_id);
 		if (term->ball < 0)
-			ok = bad(rd, p, "no ball has the id \"%s\"", ball_id);
+			ok = cl_json_fail(rd, p, "no ball has the id \"%s\"", ball_id);
 	}
 	g_free(p);
 	if (!ok || !number_member(rd, object, path, "weight", FALSE, &term->weight))
@@ -358,14 +250,14 @@ static gboolean read_loss(Reader *rd, ClScene *scene, JsonNode *node, const char
 	if (type == CL_LOSS_FINAL_POSITION)
 		return vec2_member(rd, object, path, "target", TRUE, &term->target);
 	if (type == CL_LOSS_FINAL_COORDINATE) {
-		JsonNode *axis = member(rd, object, path, "axis", TRUE, &failed);
+		JsonNode *axis = cl_json_member(rd, object, path, "axis", TRUE, &failed);
 		if (failed)
 			return FALSE;
 		const char *axis_name = NULL;
-		p = child_path(path, "axis");
-		ok = read_string(rd, axis, p, &axis_name);
+		p = cl_json_child_path(path, "axis");
+		ok = cl_json_read_string(rd, axis, p, &axis_name);
 		if (ok && strcmp(axis_name, "x") && strcmp(axis_name, "y"))
-			ok = bad(rd, p, "must be \"x\" or \"y\"");
+			ok = cl_json_fail(rd, p, "must be \"x\" or \"y\"");
 		if (ok)
 			term->axis = axis_name[0] == 'y';
 		g_free(p);
@@ -373,22 +265,22 @@ static gboolean read_loss(Reader *rd, ClScene *scene, JsonNode *node, const char
 	return ok;
 }
 
-static gboolean read_optimize(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"parameters", "learning_rate", "iterations", "optimizer", NULL};
-	JsonObject *object = as_object(rd, node, path);
-	if (!object || !check_keys(rd, object, path, keys))
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	ClOptimizeDef *def = &scene->optimize;
 	gboolean failed = FALSE;
-	JsonNode *parameters = member(rd, object, path, "parameters", TRUE, &failed);
+	JsonNode *parameters = cl_json_member(rd, object, path, "parameters", TRUE, &failed);
 	if (failed)
 		return FALSE;
-	char *p = child_path(path, "parameters");
-	JsonArray *a = as_array(rd, parameters, p);
-	gboolean ok = a != NULL;
+	char *p = cl_json_child_path(path, "parameters");
+	JsonArray *a = NULL;
+	gboolean ok = cl_json_read_array(rd, parameters, p, &a);
 	if (ok && json_array_get_length(a) > CL_OPTIMIZE_PARAMS_MAX)
-		ok = bad(rd, p, "at most %d entries", CL_OPTIMIZE_PARAMS_MAX);
+		ok = cl_json_fail(rd, p, "at most %d entries", CL_OPTIMIZE_PARAMS_MAX);
 	for (guint i = 0; ok && i < json_array_get_length(a); i++) {
 		char *pi = g_strdup_printf("%s[%u]", p, i);
 		ok = read_id(rd, json_array_get_element(a, i), pi, def->parameters[i], CL_NAME_MAX);
@@ -406,7 +298,7 @@ static gboolean read_optimize(Reader *rd, ClScene *scene, JsonNode *node, const 
 			/* the engine's message starts with the JSON path already */
 			const char *colon = strstr(message, ": ");
 			char *where = colon ? g_strndup(message, (gsize)(colon - message)) : g_strdup(path);
-			ok = bad(rd, where, "%s", colon ? colon + 2 : message);
+			ok = cl_json_fail(rd, where, "%s", colon ? colon + 2 : message);
 			g_free(where);
 			return ok;
 		}
@@ -416,7 +308,7 @@ static gboolean read_optimize(Reader *rd, ClScene *scene, JsonNode *node, const 
 		return FALSE;
 	JsonNode *iterations = json_object_get_member(object, "iterations");
 	if (iterations) {
-		p = child_path(path, "iterations");
+		p = cl_json_child_path(path, "iterations");
 		ok = read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
 		g_free(p);
 		if (!ok)
@@ -425,14 +317,14 @@ static gboolean read_optimize(Reader *rd, ClScene *scene, JsonNode *node, const 
 	JsonNode *optimizer = json_object_get_member(object, "optimizer");
 	if (optimizer) {
 		const char *name = NULL;
-		p = child_path(path, "optimizer");
-		ok = read_string(rd, optimizer, p, &name);
+		p = cl_json_child_path(path, "optimizer");
+		ok = cl_json_read_string(rd, optimizer, p, &name);
 		if (ok && strcmp(name, "gd") == 0)
 			def->optimizer = CL_OPTIMIZER_GD;
 		else if (ok && strcmp(name, "adam") == 0)
 			def->optimizer = CL_OPTIMIZER_ADAM;
 		else if (ok)
-			ok = bad(rd, p, "must be \"gd\" or \"adam\"");
+			ok = cl_json_fail(rd, p, "must be \"gd\" or \"adam\"");
 		g_free(p);
 	}
 	return ok;
@@ -455,14 +347,14 @@ static char *param_names(int backend)
 	return g_string_free(s, FALSE);
 }
 
-static gboolean read_backend_param(Reader *rd, ClScene *scene, int backend, int index, JsonNode *node,
+static gboolean read_backend_param(ClJsonReader *rd, ClScene *scene, int backend, int index, JsonNode *node,
 								   const char *path)
 {
 	const ClParamDesc *d = &cl_backend_info(backend)->params[index];
 	double value;
 	if (d->kind == CL_PARAM_KIND_CHOICE) {
 		const char *name = NULL;
-		if (!read_string(rd, node, path, &name))
+		if (!cl_json_read_string(rd, node, path, &name))
 			return FALSE;
 		int choice = -1;
 		for (int c = 0; d->choices[c]; c++)
@@ -470,55 +362,54 @@ static gboolean read_backend_param(Reader *rd, ClScene *scene, int backend, int 
 				choice = c;
 		if (choice < 0) {
 			char *choices = g_strjoinv("\", \"", (char **)d->choices);
-			gboolean ok = bad(rd, path, "\"%s\" is not one of \"%s\"", name, choices);
+			gboolean ok = cl_json_fail(rd, path, "\"%s\" is not one of \"%s\"", name, choices);
 			g_free(choices);
 			return ok;
 		}
 		value = choice;
 	} else if (d->kind == CL_PARAM_KIND_BOOL) {
 		if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
-			return bad(rd, path, "must be true or false");
+			return cl_json_fail(rd, path, "must be true or false");
 		value = json_node_get_boolean(node);
 	} else {
-		if (!read_number(rd, node, path, &value))
+		if (!cl_json_read_number(rd, node, path, &value))
 			return FALSE;
 		if (d->kind == CL_PARAM_KIND_INT && value != floor(value))
-			return bad(rd, path, "must be a whole number");
+			return cl_json_fail(rd, path, "must be a whole number");
 	}
 	if (!cl_scene_set_backend_param(scene, backend, d->name, value, NULL, 0))
-		return bad(rd, path, "%s is outside [%s, %s]%s%s", cl_format_number(value).text,
+		return cl_json_fail(rd, path, "%s is outside [%s, %s]%s%s", cl_format_number(value).text,
 				   cl_format_number(d->min).text, cl_format_number(d->max).text, d->unit[0] ? " " : "", d->unit);
 	return TRUE;
 }
 
-static gboolean read_backends(Reader *rd, ClScene *scene, JsonNode *node, const char *path)
+static gboolean read_backends(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
-	JsonObject *object = as_object(rd, node, path);
-	if (!object)
+	JsonObject *object = NULL;
+	if (!cl_json_read_object(rd, node, path, &object))
 		return FALSE;
 	GList *members = json_object_get_members(object);
 	gboolean ok = TRUE;
 	for (GList *m = members; m && ok; m = m->next) {
 		const char *id = m->data;
-		char *p = child_path(path, id);
+		char *p = cl_json_child_path(path, id);
 		int backend = cl_backend_find(id);
 		JsonObject *params = NULL;
 		if (backend < 0) {
 			char *known = backend_ids();
-			ok = bad(rd, p, "unknown backend (known: %s)", known);
+			ok = cl_json_fail(rd, p, "unknown backend (known: %s)", known);
 			g_free(known);
 		} else {
-			params = as_object(rd, json_object_get_member(object, id), p);
-			ok = params != NULL;
+			ok = cl_json_read_object(rd, json_object_get_member(object, id), p, &params);
 		}
 		GList *names = ok ? json_object_get_members(params) : NULL;
 		for (GList *n = names; n && ok; n = n->next) {
 			const char *name = n->data;
-			char *pp = child_path(p, name);
+			char *pp = cl_json_child_path(p, name);
 			int index = cl_backend_param_find(backend, name);
 			if (index < 0) {
 				char *known = param_names(backend);
-				ok = bad(rd, pp, "backend \"%s\" has no parameter of this name (it has: %s)", id,
+				ok = cl_json_fail(rd, pp, "backend \"%s\" has no parameter of this name (it has: %s)", id,
 						 known[0] ? known : "none");
 				g_free(known);
 			} else {
@@ -533,17 +424,17 @@ static gboolean read_backends(Reader *rd, ClScene *scene, JsonNode *node, const 
 	return ok;
 }
 
-static gboolean read_list(Reader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
-						  gboolean (*read_one)(Reader *, ClScene *, JsonNode *, const char *))
+static gboolean read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
+						  gboolean (*read_one)(ClJsonReader *, ClScene *, JsonNode *, const char *))
 {
 	gboolean failed = FALSE;
-	JsonNode *node = member(rd, root, "", key, required, &failed);
+	JsonNode *node = cl_json_member(rd, root, "", key, required, &failed);
 	if (failed)
 		return FALSE;
 	if (!node)
 		return TRUE;
-	JsonArray *a = as_array(rd, node, key);
-	if (!a)
+	JsonArray *a = NULL;
+	if (!cl_json_read_array(rd, node, key, &a))
 		return FALSE;
 	for (guint i = 0; i < json_array_get_length(a); i++) {
 		char *p = g_strdup_printf("%s[%u]", key, i);
@@ -555,28 +446,28 @@ static gboolean read_list(Reader *rd, ClScene *scene, JsonObject *root, const ch
 	return TRUE;
 }
 
-static gboolean read_scene(Reader *rd, ClScene *scene, JsonNode *root_node)
+static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node)
 {
 	static const char *const keys[] = {"contactlab", "name",	 "duration", "steps", "gravity",  "elasticity",
 									   "friction",	 "balls",	 "walls",	 "loss",  "optimize", "backends",
 									   NULL};
 	if (!root_node || !JSON_NODE_HOLDS_OBJECT(root_node))
-		return bad(rd, "(top level)", "must be a JSON object {\"contactlab\": 1, …}");
+		return cl_json_fail(rd, "(top level)", "must be a JSON object {\"contactlab\": 1, …}");
 	JsonObject *root = json_node_get_object(root_node);
 	gboolean failed = FALSE;
-	JsonNode *version = member(rd, root, "", "contactlab", TRUE, &failed);
+	JsonNode *version = cl_json_member(rd, root, "", "contactlab", TRUE, &failed);
 	if (failed)
 		return FALSE;
-	if (!is_number(version) || number_of(version) != 1.0)
-		return bad(rd, "contactlab", "must be 1 (the only scene file version so far)");
-	if (!check_keys(rd, root, "", keys))
+	if (!cl_json_is_number(version) || cl_json_number_of(version) != 1.0)
+		return cl_json_fail(rd, "contactlab", "must be 1 (the only scene file version so far)");
+	if (!cl_json_check_keys(rd, root, "", keys))
 		return FALSE;
 	JsonNode *name = json_object_get_member(root, "name");
 	if (name && !read_id(rd, name, "name", scene->name, sizeof scene->name))
 		return FALSE;
 	if (!number_member(rd, root, "", "duration", TRUE, &scene->duration))
 		return FALSE;
-	JsonNode *steps = member(rd, root, "", "steps", TRUE, &failed);
+	JsonNode *steps = cl_json_member(rd, root, "", "steps", TRUE, &failed);
 	if (failed || !read_integer(rd, steps, "steps", 1, CL_MAX_STEPS, &scene->steps))
 		return FALSE;
 	if (!vec2_member(rd, root, "", "gravity", FALSE, &scene->gravity) ||
@@ -607,39 +498,13 @@ static gboolean read_scene(Reader *rd, ClScene *scene, JsonNode *root_node)
 
 ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
-	const char *file = filename ? filename : "scene";
-	int line, column;
-	if (!cl_json_depth_ok(data, length < 0 ? strlen(data) : (gsize)length, &line, &column)) {
-		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX,
-					"%s: line %d, column %d: arrays and objects nested more than %d deep (a scene needs 6)", file,
-					line, column, CL_JSON_MAX_DEPTH);
+	JsonParser *parser = cl_json_parse(data, length, filename ? filename : "scene", " (a scene needs 6)",
+									   CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, error);
+	if (!parser)
 		return NULL;
-	}
-	JsonParser *parser = json_parser_new();
-	GError *json_error = NULL;
-	if (!json_parser_load_from_data(parser, data, length, &json_error)) {
-		/* json-glib says "<data>:LINE:COLUMN: Parse error: …" */
-		const char *text = json_error->message;
-		if (g_str_has_prefix(text, "<data>:"))
-			text += strlen("<data>:");
-		int line = 0, column = 0, consumed = 0;
-		if (sscanf(text, "%d:%d: %n", &line, &column, &consumed) == 2 && consumed > 0)
-			g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX,
-						"%s: line %d, column %d: not valid JSON: %s", file, line, column, text + consumed);
-		else
-			g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: %s", file, text);
-		g_error_free(json_error);
-		g_object_unref(parser);
-		return NULL;
-	}
-	if (!json_parser_get_root(parser)) {
-		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: the file is empty",
-					file);
-		g_object_unref(parser);
-		return NULL;
-	}
 	ClScene *scene = cl_scene_new();
-	Reader rd = {.file = filename, .error = error};
+	ClJsonReader rd = {.domain = CL_SCENE_FILE_ERROR, .code = CL_SCENE_FILE_ERROR_INVALID, .file = filename,
+					   .error = error};
 	gboolean ok = read_scene(&rd, scene, json_parser_get_root(parser));
 	g_object_unref(parser);
 	if (!ok) {
