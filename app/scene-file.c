@@ -130,21 +130,28 @@ static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNo
 	return ok;
 }
 
+/* A ball or wall: an object with only the allowed keys and a required id. */
+static gboolean read_item(ClJsonReader *rd, JsonNode *node, const char *path, const char *const *keys,
+						  JsonObject **object, char id[CL_ID_MAX])
+{
+	if (!cl_json_read_object(rd, node, path, object) || !cl_json_check_keys(rd, *object, path, keys))
+		return FALSE;
+	gboolean failed = FALSE;
+	JsonNode *id_node = cl_json_member(rd, *object, path, "id", TRUE, &failed);
+	if (failed)
+		return FALSE;
+	char *p = cl_json_child_path(path, "id");
+	gboolean ok = read_id(rd, id_node, p, id, CL_ID_MAX);
+	g_free(p);
+	return ok;
+}
+
 static gboolean read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"id", "position", "velocity", "radius", "mass", "control", NULL};
 	JsonObject *object = NULL;
-	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
-		return FALSE;
-	gboolean failed = FALSE;
-	JsonNode *id = cl_json_member(rd, object, path, "id", TRUE, &failed);
-	if (failed)
-		return FALSE;
 	char ball_id[CL_ID_MAX];
-	char *p = cl_json_child_path(path, "id");
-	gboolean ok = read_id(rd, id, p, ball_id, sizeof ball_id);
-	g_free(p);
-	if (!ok)
+	if (!read_item(rd, node, path, keys, &object, ball_id))
 		return FALSE;
 	ClBall *ball = cl_scene_add_ball(scene, ball_id);
 	int index = scene->ball_count - 1;
@@ -154,11 +161,11 @@ static gboolean read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 		!number_member(rd, object, path, "mass", FALSE, &ball->mass))
 		return FALSE;
 	JsonNode *control = json_object_get_member(object, "control");
-	if (control) {
-		p = cl_json_child_path(path, "control");
-		ok = read_control(rd, scene, index, control, p);
-		g_free(p);
-	}
+	if (!control)
+		return TRUE;
+	char *p = cl_json_child_path(path, "control");
+	gboolean ok = read_control(rd, scene, index, control, p);
+	g_free(p);
 	return ok;
 }
 
@@ -166,17 +173,8 @@ static gboolean read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 {
 	static const char *const keys[] = {"id", "point", "normal", NULL};
 	JsonObject *object = NULL;
-	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
-		return FALSE;
-	gboolean failed = FALSE;
-	JsonNode *id = cl_json_member(rd, object, path, "id", TRUE, &failed);
-	if (failed)
-		return FALSE;
 	char wall_id[CL_ID_MAX];
-	char *p = cl_json_child_path(path, "id");
-	gboolean ok = read_id(rd, id, p, wall_id, sizeof wall_id);
-	g_free(p);
-	if (!ok)
+	if (!read_item(rd, node, path, keys, &object, wall_id))
 		return FALSE;
 	ClWall *wall = cl_scene_add_wall(scene, wall_id);
 	if (!vec2_member(rd, object, path, "point", TRUE, &wall->point) ||
@@ -184,10 +182,10 @@ static gboolean read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 		return FALSE;
 	double length = hypot(wall->normal.x, wall->normal.y);
 	if (!(length > 0.0) || !isfinite(length)) {
-		p = cl_json_child_path(path, "normal");
-		ok = cl_json_fail(rd, p, "must not be the zero vector (it points into the free side)");
+		char *p = cl_json_child_path(path, "normal");
+		cl_json_fail(rd, p, "must not be the zero vector (it points into the free side)");
 		g_free(p);
-		return ok;
+		return FALSE;
 	}
 	/* Only a vector that is not already unit to rounding is rescaled, so that
 	 * saving and loading again gives the same bits. */
