@@ -209,38 +209,53 @@ gboolean cl_cli_check_choice(const char *option, const char *value, const char *
 	return FALSE;
 }
 
-gboolean cl_cli_figure_output(const char *png, const char *svg, const char *pdf, double dpi, ClCliFigure *figure,
-							  GError **error)
+static const char *const figure_options[] = {"--png", "--svg", "--pdf"};
+static const ClPlotFormat figure_formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
+
+gboolean cl_cli_figure_files_check(const ClCliFigureFiles *files, GError **error)
 {
-	static const char *const options[] = {"--png", "--svg", "--pdf"};
-	static const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
-	const char *paths[] = {png, svg, pdf};
-	*figure = (ClCliFigure){.dpi = dpi};
-	if (!!png + !!svg + !!pdf > 1) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"one figure at a time: give only one of --png, --svg, --pdf");
-		return FALSE;
-	}
+	const char *paths[] = {files->png, files->svg, files->pdf};
 	for (int i = 0; i < 3; i++) {
-		if (!paths[i])
+		const char *path = paths[i];
+		if (!path)
 			continue;
 		/* a name without an extension (/dev/stdout) takes the option's format */
-		char *base = g_path_get_basename(paths[i]);
+		char *base = g_path_get_basename(path);
 		const char *dot = strrchr(base, '.');
-		gboolean mismatch = dot && dot != base && cl_plot_format_from_path(base) != formats[i];
+		gboolean mismatch = dot && dot != base && cl_plot_format_from_path(base) != figure_formats[i];
 		g_free(base);
 		if (mismatch) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: expected a .%s file", options[i],
-						paths[i], options[i] + 2);
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: expected a .%s file",
+						figure_options[i], path, figure_options[i] + 2);
 			return FALSE;
 		}
-		figure->path = paths[i];
-		figure->format = formats[i];
 	}
-	if (!isfinite(dpi) || dpi <= 0 || dpi > 1200) {
+	if (!isfinite(files->dpi) || files->dpi <= 0 || files->dpi > 1200) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dpi %g: expected more than 0 and at most 1200",
-					dpi);
+					files->dpi);
 		return FALSE;
 	}
 	return TRUE;
+}
+
+gboolean cl_cli_figure_files_wanted(const ClCliFigureFiles *files)
+{
+	return files->png || files->svg || files->pdf;
+}
+
+gboolean cl_cli_figure_files_write(const ClCliFigureFiles *files, ClPlotFigure *figure, double width, double height,
+								   GError **error)
+{
+	const char *paths[] = {files->png, files->svg, files->pdf};
+	for (int i = 0; i < 3; i++)
+		if (paths[i] && !cl_plot_figure_export(figure, paths[i], figure_formats[i], width, height, files->dpi, error))
+			return FALSE;
+	return TRUE;
+}
+
+void cl_cli_figure_files_clear(ClCliFigureFiles *files)
+{
+	g_clear_pointer(&files->png, g_free);
+	g_clear_pointer(&files->svg, g_free);
+	g_clear_pointer(&files->pdf, g_free);
 }

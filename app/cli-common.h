@@ -2,6 +2,7 @@
 #pragma once
 
 #include "contactlab/sim.h"
+#include "figures.h"
 #include "plot.h"
 
 #include <glib.h>
@@ -44,17 +45,33 @@ char *cl_cli_status_text(const ClStatus *status);
 /* Checks --format against a NULL-terminated list. */
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);
 
-/* The one figure a subcommand writes: path NULL when none was asked for. */
-typedef struct ClCliFigure {
-	const char *path;
-	ClPlotFormat format;
+/* The figure files a subcommand was asked for (--png, --svg, --pdf FILE,
+ * any of them) and --dpi. Start from CL_CLI_FIGURE_FILES_INIT, put
+ * CL_CLI_FIGURE_OPTIONS in the option table, free with
+ * cl_cli_figure_files_clear. */
+typedef struct ClCliFigureFiles {
+	char *png, *svg, *pdf;
 	double dpi;
-} ClCliFigure;
+} ClCliFigureFiles;
 
-/* Checks --png/--svg/--pdf FILE (at most one; a FILE with an extension must
- * have the option's) and --dpi, before anything is computed or written. */
-gboolean cl_cli_figure_output(const char *png, const char *svg, const char *pdf, double dpi, ClCliFigure *figure,
-							  GError **error);
+#define CL_CLI_FIGURE_FILES_INIT {.dpi = CL_FIGURE_DPI}
+
+/* what: the figure, e.g. "the learning curve" */
+#define CL_CLI_FIGURE_OPTIONS(files, what)                                                                         \
+	{"png", 0, 0, G_OPTION_ARG_FILENAME, &(files).png, "Write " what " as PNG", "FILE"},                           \
+		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &(files).svg, "Write " what " as SVG", "FILE"},                       \
+		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &(files).pdf, "Write " what " as PDF", "FILE"},                       \
+		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &(files).dpi, "PNG resolution (default 150)", "DPI"}
+
+/* Checks, before anything is computed or written, that a FILE with an
+ * extension has its option's and that --dpi is sensible. */
+gboolean cl_cli_figure_files_check(const ClCliFigureFiles *files, GError **error);
+gboolean cl_cli_figure_files_wanted(const ClCliFigureFiles *files);
+
+/* Writes the figure, width × height points, to every file asked for. */
+gboolean cl_cli_figure_files_write(const ClCliFigureFiles *files, ClPlotFigure *figure, double width, double height,
+								   GError **error);
+void cl_cli_figure_files_clear(ClCliFigureFiles *files);
 
 /* With check_only, a subcommand parses and validates its arguments (the
  * scene and its --set values included) and stops there: nothing is

@@ -43,17 +43,13 @@ static void put_table(GString *out, const ClConvergenceRun *run)
 int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *parameter = NULL, *steps_text = NULL, *csv = NULL;
-	char *png = NULL, *svg = NULL, *pdf = NULL;
-	double dpi = CL_FIGURE_DPI;
+	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"param", 'p', 0, G_OPTION_ARG_STRING, &parameter, "The derivative's parameter (required)", "NAME"},
 		{"steps", 'n', 0, G_OPTION_ARG_STRING, &steps_text, "Step counts (default: 60,120,...,7680)", "N,N,..."},
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write backend,steps,dt,value here (- for stdout)", "FILE"},
-		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the figure as PNG", "FILE"},
-		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the figure as SVG", "FILE"},
-		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the figure as PDF", "FILE"},
-		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -69,16 +65,8 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 							  "Brax's substeps kept). Without --csv or a figure it prints a table.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
-	if (g_strv_length(positional) != 1) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"convergence: expected one SCENE (a scene file or a preset id), got %u arguments",
-					g_strv_length(positional));
+	if (!cl_cli_one_scene("convergence", positional, &error) || !cl_cli_figure_files_check(&figures, &error))
 		goto out;
-	}
-	if (!(dpi > 0 && dpi <= 2400)) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dpi: expected 0 < DPI <= 2400");
-		goto out;
-	}
 	if (!parameter) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "convergence: --param NAME is required");
 		goto out;
@@ -108,7 +96,7 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 					status = CL_EXIT_FAILED;
 			}
 		}
-	gboolean figure_wanted = png || svg || pdf;
+	gboolean figure_wanted = cl_cli_figure_files_wanted(&figures);
 	if (csv || !figure_wanted) {
 		GString *text = csv ? cl_convergence_csv(run) : g_string_new(NULL);
 		if (!csv)
@@ -122,12 +110,8 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 		char *title = g_markup_escape_text(scene->name, -1);
 		cl_plot_figure_set_title(figure, title);
 		g_free(title);
-		const char *paths[] = {png, svg, pdf};
-		const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
-		for (int i = 0; i < 3 && !error; i++)
-			if (paths[i] && !cl_plot_figure_export(figure, paths[i], formats[i], CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, dpi,
-												   &error))
-				status = CL_EXIT_FAILED;
+		if (!cl_cli_figure_files_write(&figures, figure, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, &error))
+			status = CL_EXIT_FAILED;
 		cl_plot_figure_free(figure);
 	}
 out:
@@ -148,8 +132,6 @@ out:
 	g_free(parameter);
 	g_free(steps_text);
 	g_free(csv);
-	g_free(png);
-	g_free(svg);
-	g_free(pdf);
+	cl_cli_figure_files_clear(&figures);
 	return status;
 }

@@ -8,14 +8,11 @@
 
 int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 {
-	char *png = NULL, *svg = NULL, *pdf = NULL;
-	double dpi = CL_FIGURE_DPI, width = 0, height = 0;
+	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
+	double width = 0, height = 0;
 	gboolean dark = FALSE;
 	GOptionEntry entries[] = {
-		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the figure as PNG", "FILE"},
-		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the figure as SVG", "FILE"},
-		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the figure as PDF", "FILE"},
-		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
 		{"width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Figure width in points", "PT"},
 		{"height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Figure height in points", "PT"},
 		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL},
@@ -37,10 +34,12 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "figure: expected 2, 4 or 5");
 		goto out;
 	}
-	if (!png && !svg && !pdf) {
+	if (!cl_cli_figure_files_wanted(&figures)) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "figure: give --png, --svg and/or --pdf FILE");
 		goto out;
 	}
+	if (!cl_cli_figure_files_check(&figures, &error))
+		goto out;
 	if (check_only) {
 		status = CL_EXIT_OK;
 		goto out;
@@ -55,11 +54,8 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 	double w = width > 0 ? width : CL_FIGURE_WIDTH, h = height > 0 ? height : CL_FIGURE_HEIGHT;
 	if (which[0] == '2' && height <= 0)
 		h = 1.15 * CL_FIGURE_HEIGHT; /* two rows of panels and a legend */
-	const char *paths[] = {png, svg, pdf};
-	const ClPlotFormat formats[] = {CL_PLOT_FORMAT_PNG, CL_PLOT_FORMAT_SVG, CL_PLOT_FORMAT_PDF};
-	for (int i = 0; i < 3; i++)
-		if (paths[i] && !cl_plot_figure_export(figure, paths[i], formats[i], w, h, dpi, &error))
-			goto out;
+	if (!cl_cli_figure_files_write(&figures, figure, w, h, &error))
+		goto out;
 	status = CL_EXIT_OK;
 out:
 	if (error) {
@@ -68,8 +64,6 @@ out:
 	}
 	cl_plot_figure_free(figure);
 	g_strfreev(positional);
-	g_free(png);
-	g_free(svg);
-	g_free(pdf);
+	cl_cli_figure_files_clear(&figures);
 	return status;
 }

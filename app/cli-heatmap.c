@@ -99,18 +99,13 @@ static void report_failures(const ClSweepDef *def, const ClSweepCell *cells)
 	}
 }
 
-static gboolean export_figure(ClPlotFigure *figure, const char *path, ClPlotFormat format, double width,
-							  double height, double dpi, GError **error)
-{
-	return !path || cl_plot_figure_export(figure, path, format, width, height, dpi, error);
-}
-
 int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *x_spec = NULL, *y_spec = NULL, *quantity_name = NULL;
-	char *csv = NULL, *png = NULL, *svg = NULL, *pdf = NULL;
+	char *csv = NULL;
+	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	int threads = 0;
-	double dpi = CL_FIGURE_DPI, width = 0, height = 0;
+	double width = 0, height = 0;
 	gboolean dark = FALSE;
 	GOptionEntry entries[] = {
 		{"x", 'x', 0, G_OPTION_ARG_STRING, &x_spec, "The horizontal parameter, range and points", "PARAM:MIN:MAX:N"},
@@ -120,10 +115,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		 "loss, grad-x, grad-y, angle-error or sign-agreement (default: loss)", "Q"},
 		{"threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write x,y,backend,quantity,value here (- for stdout)", "FILE"},
-		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the figure as PNG", "FILE"},
-		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the figure as SVG", "FILE"},
-		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the figure as PDF", "FILE"},
-		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
 		{"width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Figure width in points (default: from the grid)", "PT"},
 		{"height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Figure height in points", "PT"},
 		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL},
@@ -144,12 +136,8 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 							  "and/or a figure with one panel per backend on one colour scale.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
-	if (g_strv_length(positional) != 1) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-					"heatmap: expected one SCENE (a scene file or a preset id), got %u arguments",
-					g_strv_length(positional));
+	if (!cl_cli_one_scene("heatmap", positional, &error) || !cl_cli_figure_files_check(&figures, &error))
 		goto out;
-	}
 	int quantity = quantity_name ? cl_sweep_quantity_find(quantity_name) : CL_SWEEP_LOSS;
 	if (quantity < 0) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -200,7 +188,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 			def.backend_count, seconds, def.threads, def.threads == 1 ? "" : "s");
 	report_failures(&def, cells);
 	status = CL_EXIT_OK;
-	if (csv || (!png && !svg && !pdf)) {
+	if (csv || !cl_cli_figure_files_wanted(&figures)) {
 		GString *text = cl_figure_heatmap_csv(&def, cells, (ClSweepQuantity)quantity, exact_slot);
 		if (!cl_write_output(csv ? csv : "-", text, &error))
 			status = CL_EXIT_FAILED;
@@ -208,7 +196,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		if (error)
 			goto out;
 	}
-	if (png || svg || pdf) {
+	if (cl_cli_figure_files_wanted(&figures)) {
 		figure = cl_figure_heatmap(scene, &def, cells, (ClSweepQuantity)quantity, exact_slot);
 		if (dark)
 			cl_plot_figure_set_theme(figure, CL_PLOT_THEME_DARK);
@@ -216,9 +204,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		cl_figure_heatmap_size(figure, &w, &h);
 		w = width > 0 ? width : w;
 		h = height > 0 ? height : h;
-		if (!export_figure(figure, png, CL_PLOT_FORMAT_PNG, w, h, dpi, &error) ||
-			!export_figure(figure, svg, CL_PLOT_FORMAT_SVG, w, h, dpi, &error) ||
-			!export_figure(figure, pdf, CL_PLOT_FORMAT_PDF, w, h, dpi, &error)) {
+		if (!cl_cli_figure_files_write(&figures, figure, w, h, &error)) {
 			status = CL_EXIT_FAILED;
 			goto out;
 		}
@@ -242,8 +228,6 @@ out:
 	g_free(y_spec);
 	g_free(quantity_name);
 	g_free(csv);
-	g_free(png);
-	g_free(svg);
-	g_free(pdf);
+	cl_cli_figure_files_clear(&figures);
 	return status;
 }

@@ -78,7 +78,7 @@ static GString *controls_csv(const ClScene *scene, const ClParam *params, int co
 }
 
 static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char *csv, const char *controls_path,
-			   const ClCliFigure *figure)
+			   const ClCliFigureFiles *figures)
 {
 	char message[CL_MESSAGE_MAX];
 	int count;
@@ -193,12 +193,11 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 		}
 		g_string_free(out, TRUE);
 	}
-	if (figure->path) {
+	if (cl_cli_figure_files_wanted(figures)) {
 		ClLearningCurve curve = {.backend = backend, .iterations = result.iterations_done, .loss = result.loss};
 		ClPlotFigure *plot = cl_figure_learning(scene, &curve, 1);
 		GError *error = NULL;
-		if (!cl_plot_figure_export(plot, figure->path, figure->format, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, figure->dpi,
-								   &error)) {
+		if (!cl_cli_figure_files_write(figures, plot, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, &error)) {
 			status = cl_cli_fail(CL_EXIT_FAILED, "%s", error->message);
 			g_error_free(error);
 		}
@@ -217,19 +216,15 @@ out:
 int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL;
-	char *png = NULL, *svg = NULL, *pdf = NULL;
 	int iterations = -1;
-	double dpi = CL_FIGURE_DPI;
+	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
 		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
 		{"iters", 0, 0, G_OPTION_ARG_INT, &iterations, "Iterations (default: the scene's)", "N"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write iteration,loss,PARAM… (- for stdout)", "FILE"},
 		{"controls-csv", 0, 0, G_OPTION_ARG_FILENAME, &controls, "Write the learned controls step,ux,uy", "FILE"},
-		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the learning curve as PNG", "FILE"},
-		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the learning curve as SVG", "FILE"},
-		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the learning curve as PDF", "FILE"},
-		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		CL_CLI_FIGURE_OPTIONS(figures, "the learning curve"),
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -237,12 +232,11 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 	GError *error = NULL;
 	ClScene *scene = NULL;
 	GArray *backends = NULL;
-	ClCliFigure figure;
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("optimize", "SCENE",
 							  "Runs the scene's optimization (optimize.parameters) with one backend and prints the\n"
 							  "final loss and parameters, and the final parameters' loss under the exact dynamics;\n"
-							  "--png, --svg or --pdf draws the learning curve (loss per iteration).",
+							  "--png, --svg and/or --pdf draw the learning curve (loss per iteration).",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("optimize", positional, &error))
@@ -283,9 +277,9 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 					"%s: the scene has nothing to optimize (its optimize.parameters is empty)", positional[0]);
 		goto out;
 	}
-	if (!cl_cli_figure_output(png, svg, pdf, dpi, &figure, &error))
+	if (!cl_cli_figure_files_check(&figures, &error))
 		goto out;
-	status = check_only ? CL_EXIT_OK : run(scene, g_array_index(backends, int, 0), &def, csv, controls, &figure);
+	status = check_only ? CL_EXIT_OK : run(scene, g_array_index(backends, int, 0), &def, csv, controls, &figures);
 out:
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
@@ -297,8 +291,6 @@ out:
 	g_free(csv);
 	g_free(controls);
 	g_free(lr_text);
-	g_free(png);
-	g_free(svg);
-	g_free(pdf);
+	cl_cli_figure_files_clear(&figures);
 	return status;
 }

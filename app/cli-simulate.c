@@ -23,16 +23,13 @@ static void put_trajectory(GString *out, const ClScene *scene, int backend, cons
 
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *png = NULL, *svg = NULL, *pdf = NULL;
-	double dpi = CL_FIGURE_DPI;
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
+	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write the CSV here (default: stdout unless a figure is asked for)",
 		 "FILE"},
-		{"png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write the trajectory figure as PNG", "FILE"},
-		{"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg, "Write the trajectory figure as SVG", "FILE"},
-		{"pdf", 0, 0, G_OPTION_ARG_FILENAME, &pdf, "Write the trajectory figure as PDF", "FILE"},
-		{"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution (default 150)", "DPI"},
+		CL_CLI_FIGURE_OPTIONS(figures, "the trajectory figure"),
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -41,19 +38,18 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	ClScene *scene = NULL;
 	GArray *backends = NULL;
 	ClRollout **rollouts = NULL;
-	ClCliFigure figure;
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("simulate", "SCENE",
 							  "Simulates the scene with each backend and writes the trajectories as CSV:\n"
 							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step),\n"
-							  "and/or draws them over the scene's walls, starts and targets (--png, --svg or --pdf).",
+							  "and/or draws them over the scene's walls, starts and targets (--png, --svg and/or --pdf).",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("simulate", positional, &error))
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
-	if (!cl_cli_figure_output(png, svg, pdf, dpi, &figure, &error))
+	if (!cl_cli_figure_files_check(&figures, &error))
 		goto out;
 	status = CL_EXIT_OK;
 	if (check_only)
@@ -76,16 +72,15 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		put_trajectory(text, scene, backend, rollout);
 	}
 	GError *write_error = NULL;
-	if ((csv || !figure.path) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
+	if ((csv || !cl_cli_figure_files_wanted(&figures)) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
 		g_clear_error(&write_error);
 	}
 	g_string_free(text, TRUE);
-	if (figure.path) {
+	if (cl_cli_figure_files_wanted(&figures)) {
 		ClPlotFigure *plot =
 			cl_figure_trajectories(scene, rollouts, (const int *)backends->data, (int)backends->len);
-		if (!cl_plot_figure_export(plot, figure.path, figure.format, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, figure.dpi,
-								   &write_error)) {
+		if (!cl_cli_figure_files_write(&figures, plot, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, &write_error)) {
 			status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
 			g_clear_error(&write_error);
 		}
@@ -103,8 +98,6 @@ out:
 	g_strfreev(backend_ids);
 	g_strfreev(settings);
 	g_free(csv);
-	g_free(png);
-	g_free(svg);
-	g_free(pdf);
+	cl_cli_figure_files_clear(&figures);
 	return status;
 }

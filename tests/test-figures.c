@@ -397,6 +397,19 @@ static void test_simulate_figure(void)
 	g_free(text);
 	g_free(out);
 	g_free(err);
+
+	/* several formats at once: each file in its own format */
+	char *svg = path_in_tmp("paths.svg"), *pdf = path_in_tmp("paths.pdf");
+	const char *all[] = {"simulate", "task2-ground-wall", "--backend", "exact", "--png", png, "--svg", svg,
+						 "--pdf", pdf, NULL};
+	g_assert_cmpint(run(all, &out, &err), ==, 0);
+	assert_figure_file(png, CL_PLOT_FORMAT_PNG);
+	assert_figure_file(svg, CL_PLOT_FORMAT_SVG);
+	assert_figure_file(pdf, CL_PLOT_FORMAT_PDF);
+	g_free(out);
+	g_free(err);
+	g_free(svg);
+	g_free(pdf);
 	g_free(csv);
 	g_free(png);
 }
@@ -445,21 +458,24 @@ static void test_optimize_figure(void)
 }
 
 typedef struct {
-	const char *args[10];
+	const char *args[12];
 	const char *message;
 } BadFigure;
 
-/* Two figures, or a FILE whose extension is not the option's: refused before anything is written. */
+/* A FILE whose extension is not the option's, or a bad --dpi: refused before anything is written. */
 static void test_bad_figure_output(void)
 {
 	char *keep = path_in_tmp("keep.png"), *other = path_in_tmp("other.svg"), *jpg = path_in_tmp("plot.jpg");
 	const BadFigure cases[] = {
-		{{"simulate", "task2-ground-wall", "--png", keep, "--svg", other}, "only one of --png, --svg, --pdf"},
+		{{"simulate", "task2-ground-wall", "--png", keep, "--svg", jpg}, "expected a .svg file"},
 		{{"simulate", "task2-ground-wall", "--png", jpg}, "expected a .png file"},
 		{{"simulate", "task2-ground-wall", "--svg", keep}, "expected a .svg file"},
 		{{"simulate", "task2-ground-wall", "--png", keep, "--dpi", "-5"}, "--dpi"},
-		{{"optimize", "task3-two-balls", "--backend", "exact", "--pdf", keep, "--png", other},
-		 "only one of --png, --svg, --pdf"},
+		{{"optimize", "task3-two-balls", "--backend", "exact", "--pdf", other, "--png", keep}, "expected a .pdf file"},
+		{{"heatmap", "task2-ground-wall", "--x", "ball.velocity.x:3:7:4", "--y", "ball.velocity.y:-7:-3:4", "--png",
+		  keep, "--dpi", "5000"},
+		 "--dpi"},
+		{{"figure", "4", "--svg", other, "--dpi", "0"}, "--dpi"},
 		{{"optimize", "task3-two-balls", "--backend", "exact", "--pdf", jpg}, "expected a .pdf file"},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
