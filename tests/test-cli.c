@@ -1,5 +1,6 @@
 /* The contactlab executable: bad input gets one clear message and exit
  * status 2 without touching output files; the CSV formats. */
+#include "cli-run.h"
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -12,22 +13,7 @@ static char *tmp_dir;
 /* Runs contactlab with args (NULL-terminated); returns the exit status. */
 static int run(const char *const *args, char **out, char **err)
 {
-	const char *exe = g_getenv("CONTACTLAB");
-	g_assert_nonnull(exe);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (char *)exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (char *)*a);
-	g_ptr_array_add(argv, NULL);
-	int wait_status;
-	GError *error = NULL;
-	gboolean spawned = g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-									&wait_status, &error);
-	g_assert_no_error(error);
-	g_assert_true(spawned);
-	g_ptr_array_free(argv, TRUE);
-	g_assert_true(WIFEXITED(wait_status));
-	return WEXITSTATUS(wait_status);
+	return cl_test_run_cli(tmp_dir, args, out, err);
 }
 
 static char *write_scene(const char *name, const char *json)

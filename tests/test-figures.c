@@ -2,6 +2,7 @@
  * their numbers equal single gradients and optimize runs, the CLI draws what
  * the in-process builders draw (the GUI's path), files are complete, bad
  * input is refused clearly. */
+#include "cli-run.h"
 #include "figures.h"
 #include "numbers.h"
 #include "scene-file.h"
@@ -10,27 +11,12 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 static char *tmp_dir;
 
 static int run(const char *const *args, char **out, char **err)
 {
-	const char *exe = g_getenv("CONTACTLAB");
-	g_assert_nonnull(exe);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (char *)exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (char *)*a);
-	g_ptr_array_add(argv, NULL);
-	int wait_status;
-	GError *error = NULL;
-	g_assert_true(g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-							   &wait_status, &error));
-	g_assert_no_error(error);
-	g_ptr_array_free(argv, TRUE);
-	g_assert_true(WIFEXITED(wait_status));
-	return WEXITSTATUS(wait_status);
+	return cl_test_run_cli(tmp_dir, args, out, err);
 }
 
 static char *path_in_tmp(const char *name)

@@ -3,6 +3,7 @@
  * scene (`contactlab gradients`, `optimize`, `convergence`, `simulate`,
  * `reproduce`); bad lesson files get path-named messages; the handout PDF
  * has one page per step plus the cover. */
+#include "cli-run.h"
 #include "lesson-file.h"
 #include "lesson.h"
 #include "numbers.h"
@@ -20,22 +21,7 @@ static GHashTable *cli_cache; /* command line → stdout */
 /* Runs contactlab; returns the exit status. */
 static int run(const char *const *args, char **out, char **err)
 {
-	const char *exe = g_getenv("CONTACTLAB");
-	g_assert_nonnull(exe);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (char *)exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (char *)*a);
-	g_ptr_array_add(argv, NULL);
-	int wait_status;
-	GError *error = NULL;
-	gboolean spawned =
-		g_spawn_sync(tmp_dir, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &wait_status, &error);
-	g_assert_no_error(error);
-	g_assert_true(spawned);
-	g_ptr_array_free(argv, TRUE);
-	g_assert_true(WIFEXITED(wait_status));
-	return WEXITSTATUS(wait_status);
+	return cl_test_run_cli(tmp_dir, args, out, err);
 }
 
 /* stdout of a command that must succeed, run once per distinct command line. */
