@@ -120,6 +120,9 @@ static void cl_application_startup(GApplication *app)
 {
 	ClApplication *self = CL_APPLICATION(app);
 	G_APPLICATION_CLASS(cl_application_parent_class)->startup(app);
+	/* the icon is in the GResource (icons/ under the app's resource path), so
+	 * the window and About have it also when the app runs uninstalled */
+	gtk_window_set_default_icon_name(CL_APPLICATION_ID);
 	self->settings = open_settings();
 	if (self->settings) {
 		apply_theme(self->settings, NULL, NULL);
