@@ -16,10 +16,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # a private state: no recovery file or setting from another run
 export XDG_STATE_HOME=$work/state XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data XDG_CACHE_HOME=$work/cache
-export GSETTINGS_BACKEND=memory GDK_BACKEND=x11 GSK_RENDERER=cairo LC_ALL=C.UTF-8
+export GSETTINGS_BACKEND=memory GDK_BACKEND=x11 GSK_RENDERER=cairo LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
 export CONTACTLAB_SOURCE_ROOT=${CONTACTLAB_SOURCE_ROOT:-$here/../..}
 unset GTK_A11Y
 seconds=${SOAK_SECONDS:-60}
 # TAP on fd 3: the session's activated daemons print on stdout; a private session bus
 exec 3>&1
-TAP_FD=3 timeout -k 10 $((${seconds%.*} * 2 + 300)) dbus-run-session -- /usr/bin/python3 "$here/soak.py" >&2
+TAP_FD=3 timeout -k 10 $((${seconds%.*} * 2 + 600)) dbus-run-session -- /usr/bin/python3 "$here/soak.py" >&2
