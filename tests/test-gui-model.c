@@ -1,6 +1,7 @@
 /* The window's logic without a display: undo stack, canvas view and picking,
  * canvas edits (which must keep the scene valid), and the compute job. */
 #include "cl-compute-job.h"
+#include "cl-job-watch.h"
 #include "cl-scene-edit.h"
 #include "cl-undo-stack.h"
 #include "tasks.h"
@@ -261,6 +262,43 @@ static void test_perturb_control(void)
 	cl_scene_free(scene);
 }
 
+static gboolean count_tick(gpointer data)
+{
+	(*(int *)data)++;
+	return G_SOURCE_CONTINUE;
+}
+
+/* Starting a job while one runs stops the old one: cancelled, its
+ * cancellable released, its timer removed (a superseded sweep used to keep
+ * ticking forever). Finishing drops the current one's. */
+static void test_job_watch(void)
+{
+	ClJobWatch watch = {0};
+	int ticks = 0;
+	GCancellable *first = cl_job_watch_start(&watch, 10, count_tick, &ticks);
+	guint first_tick = watch.tick_source;
+	g_object_ref(first); /* as the job's task holds it */
+	g_object_add_weak_pointer(G_OBJECT(first), (gpointer *)&first);
+	g_assert_nonnull(g_main_context_find_source_by_id(NULL, first_tick));
+	GCancellable *second = cl_job_watch_start(&watch, 10, count_tick, &ticks);
+	g_assert_true(second != first && g_cancellable_is_cancelled(first));
+	g_assert_false(g_cancellable_is_cancelled(second));
+	g_assert_null(g_main_context_find_source_by_id(NULL, first_tick));
+	g_assert_nonnull(g_main_context_find_source_by_id(NULL, watch.tick_source));
+	g_object_unref(first); /* the superseded job ends: nothing keeps its cancellable */
+	g_assert_null(first);
+	cl_job_watch_cancel(&watch);
+	g_assert_true(g_cancellable_is_cancelled(second));
+	g_assert_true(watch.cancellable == second && watch.tick_source != 0);
+	guint second_tick = watch.tick_source;
+	cl_job_watch_finish(&watch);
+	g_assert_null(watch.cancellable);
+	g_assert_cmpuint(watch.tick_source, ==, 0);
+	g_assert_null(g_main_context_find_source_by_id(NULL, second_tick));
+	cl_job_watch_clear(&watch); /* nothing to stop */
+	g_assert_cmpint(ticks, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -270,6 +308,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/pick", test_pick);
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
 	g_test_add_func("/gui-model/compute-job", test_compute_job);
+	g_test_add_func("/gui-model/job-watch", test_job_watch);
 	g_test_add_func("/gui-model/perturb-control", test_perturb_control);
 	return g_test_run();
 }

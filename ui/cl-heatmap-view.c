@@ -1,6 +1,7 @@
 #include "cl-heatmap-view.h"
 
 #include "cl-heatmap-job.h"
+#include "cl-job-watch.h"
 #include "cl-window.h"
 #include "figures.h"
 #include "numbers.h"
@@ -27,7 +28,7 @@ struct _ClHeatmapView {
 	/* owned */
 	GtkStringList *param_names;
 	ClHeatmapJob *job;     /* the running sweep, or the one shown */
-	GCancellable *cancellable;
+	ClJobWatch watch;      /* its cancellable and progress timer while it runs */
 	gboolean running;
 	gboolean complete;     /* every cell of job is computed */
 	gboolean stale;        /* the scene changed beyond the swept parameters */
@@ -36,7 +37,6 @@ struct _ClHeatmapView {
 	int exact_slot;
 	gint64 started;
 	double seconds;
-	guint tick_source;
 	GCancellable *build_cancellable;
 	gboolean building, build_again;
 	gboolean updating_controls;
@@ -430,8 +430,7 @@ static void sweep_done(GObject *source, GAsyncResult *result, gpointer data)
 		self->running = FALSE;
 		self->complete = ok;
 		self->seconds = (g_get_monotonic_time() - self->started) / 1e6;
-		g_clear_object(&self->cancellable);
-		g_clear_handle_id(&self->tick_source, g_source_remove);
+		cl_job_watch_finish(&self->watch);
 		gtk_progress_bar_set_fraction(self->progress, ok ? 1.0 : gtk_progress_bar_get_fraction(self->progress));
 		start_build(self);
 		update_sensitivity(self);
@@ -533,10 +532,10 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 	self->stale = FALSE;
 	self->shown_done = -1;
 	self->started = g_get_monotonic_time();
-	self->cancellable = g_cancellable_new();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	cl_heatmap_job_run_async(job, self->cancellable, sweep_done, g_object_ref(self));
-	self->tick_source = g_timeout_add(TILE_UPDATE_MS, tick, self);
+	/* a sweep still finishing its cells keeps no timer: its result is ignored */
+	GCancellable *cancellable = cl_job_watch_start(&self->watch, TILE_UPDATE_MS, tick, self);
+	cl_heatmap_job_run_async(job, cancellable, sweep_done, g_object_ref(self));
 	start_build(self);
 	update_sensitivity(self);
 	return TRUE;
@@ -544,8 +543,7 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 
 void cl_heatmap_view_cancel(ClHeatmapView *self)
 {
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
+	cl_job_watch_cancel(&self->watch);
 }
 
 gboolean cl_heatmap_view_is_busy(ClHeatmapView *self)
@@ -639,8 +637,7 @@ static void cl_heatmap_view_dispose(GObject *object)
 	if (self->build_cancellable)
 		g_cancellable_cancel(self->build_cancellable);
 	g_clear_object(&self->build_cancellable);
-	g_clear_object(&self->cancellable);
-	g_clear_handle_id(&self->tick_source, g_source_remove);
+	cl_job_watch_clear(&self->watch);
 	g_clear_object(&self->job);
 	g_clear_object(&self->param_names);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_HEATMAP_VIEW);

@@ -276,6 +276,19 @@ static void learning_run(GSimpleAction *a, GVariant *parameter, gpointer data)
 	}
 }
 
+/* Cancel of a view that computes nothing does nothing. */
+static void heatmap_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a, (void)parameter;
+	cl_heatmap_view_cancel(actions_of(data)->heatmap);
+}
+
+static void learning_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a, (void)parameter;
+	cl_learning_view_cancel(actions_of(data)->learning);
+}
+
 static void heatmap_export(GSimpleAction *a, GVariant *parameter, gpointer data)
 {
 	(void)a;
@@ -331,8 +344,10 @@ static void export_all(GSimpleAction *a, GVariant *parameter, gpointer data)
 
 static const GActionEntry view_actions[] = {
 	{.name = "heatmap-compute", .activate = heatmap_compute, .parameter_type = "a{sv}"},
+	{.name = "heatmap-cancel", .activate = heatmap_cancel},
 	{.name = "heatmap-export", .activate = heatmap_export, .parameter_type = "s"},
 	{.name = "learning-run", .activate = learning_run, .parameter_type = "a{sv}"},
+	{.name = "learning-cancel", .activate = learning_cancel},
 	{.name = "learning-export", .activate = learning_export, .parameter_type = "s"},
 	{.name = "export-all", .activate = export_all, .parameter_type = "s"},
 };

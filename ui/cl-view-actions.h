@@ -3,8 +3,10 @@
  * on the window's object path, /io/github/contactlab/ContactLab/window/1):
  *
  *   win.heatmap-compute(a{sv})  options as cl_heatmap_view_compute takes them
+ *   win.heatmap-cancel          stops the sweep (the cells done so far stay shown)
  *   win.heatmap-export(s)       the heatmap as .png/.svg/.pdf, or its grid as .csv
  *   win.learning-run(a{sv})     options as cl_learning_view_run takes them
+ *   win.learning-cancel         stops the run
  *   win.learning-export(s)      the learning figure as .png/.svg/.pdf, or its curves as .csv
  *   win.export-all(s)           every figure and table of the session into a
  *                               folder ('' asks for one), with manifest.json

@@ -1,0 +1,27 @@
+#include "cl-job-watch.h"
+
+GCancellable *cl_job_watch_start(ClJobWatch *watch, guint interval_ms, GSourceFunc tick, gpointer data)
+{
+	cl_job_watch_clear(watch);
+	watch->cancellable = g_cancellable_new();
+	watch->tick_source = g_timeout_add(interval_ms, tick, data);
+	return watch->cancellable;
+}
+
+void cl_job_watch_cancel(ClJobWatch *watch)
+{
+	if (watch->cancellable)
+		g_cancellable_cancel(watch->cancellable);
+}
+
+void cl_job_watch_finish(ClJobWatch *watch)
+{
+	g_clear_object(&watch->cancellable);
+	g_clear_handle_id(&watch->tick_source, g_source_remove);
+}
+
+void cl_job_watch_clear(ClJobWatch *watch)
+{
+	cl_job_watch_cancel(watch);
+	cl_job_watch_finish(watch);
+}
