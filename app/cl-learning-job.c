@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* gettid */
 #include "cl-learning-job.h"
 
 #include "figures.h"
@@ -5,6 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+/* How much the workers yield to the main thread (nice levels). */
+#define WORKER_NICE 10
 
 struct _ClLearningJob {
 	GObject parent_instance;
@@ -145,6 +153,31 @@ ClLearningTrace *cl_learning_job_copy_traces(ClLearningJob *job, int *count)
 	return copy;
 }
 
+void cl_learning_job_update_traces(ClLearningJob *job, ClLearningTrace *copy, int count)
+{
+	g_return_if_fail(count == job->backend_count);
+	g_mutex_lock(&job->lock);
+	for (int i = 0; i < count; i++) {
+		const ClLearningTrace *t = &job->traces[i];
+		ClLearningTrace *c = &copy[i];
+		/* the losses and tracked values since the last copy; a backend that
+		 * finished since has its final ones written whole */
+		int from = t->finished && !c->finished ? 0 : MIN(c->iterations, t->iterations);
+		if (t->iterations > from)
+			memcpy(c->loss + from, t->loss + from, sizeof(double) * (gsize)(t->iterations - from));
+		if (t->tracked && t->iterations > from)
+			memcpy(c->tracked + from + 1, t->tracked + from + 1, sizeof(double) * (gsize)(t->iterations - from));
+		if (!c->finished)
+			memcpy(c->values, t->values, sizeof(double) * (gsize)t->value_count);
+		double *loss = c->loss, *tracked = c->tracked, *values = c->values;
+		*c = *t;
+		c->loss = loss;
+		c->tracked = tracked;
+		c->values = values;
+	}
+	g_mutex_unlock(&job->lock);
+}
+
 typedef struct {
 	ClLearningJob *job;
 	ClLearningTrace *trace;
@@ -185,9 +218,20 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, in
 	return loss;
 }
 
+/* A learning run keeps every core busy: its threads step back so that the
+ * window still redraws and answers at once. Linux nices threads one by one;
+ * the pool's threads end with the run. */
+static void yield_to_main_thread(void)
+{
+#ifdef __linux__
+	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
+#endif
+}
+
 static void learn_one(gpointer data, gpointer user)
 {
 	(void)user;
+	yield_to_main_thread();
 	Run *run = data;
 	ClLearningJob *job = run->job;
 	ClLearningTrace *t = run->trace;

@@ -97,6 +97,57 @@ static ClPlotColor pixel(cairo_surface_t *surface, double x, double y)
 	return (ClPlotColor){((p >> 16) & 255) / 255.0, ((p >> 8) & 255) / 255.0, (p & 255) / 255.0, 1};
 }
 
+static gboolean same_pixels(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int height = cairo_image_surface_get_height(a), stride = cairo_image_surface_get_stride(a);
+	return height == cairo_image_surface_get_height(b) && stride == cairo_image_surface_get_stride(b) &&
+		   memcmp(cairo_image_surface_get_data(a), cairo_image_surface_get_data(b), (size_t)height * stride) == 0;
+}
+
+/* A curve grown point by point (the live learning curves) draws exactly as
+ * the same curve added at once; replacing the points redraws from the new ones. */
+static void test_series_append(void)
+{
+	enum { N = 300 };
+	double x[N], y[N], z[N];
+	for (int i = 0; i < N; i++) {
+		x[i] = i;
+		y[i] = exp(-i / 60.0) * (1 + 0.2 * sin(i / 7.0));
+		z[i] = 0.5 + 0.3 * cos(i / 11.0);
+	}
+	ClPlotFigure *whole = cl_plot_figure_new(1, 1), *grown = cl_plot_figure_new(1, 1);
+	ClPlotPanel *pw = cl_plot_figure_panel(whole, 0, 0), *pg = cl_plot_figure_panel(grown, 0, 0);
+	cl_plot_panel_set_y_axis(pw, "loss", CL_PLOT_SCALE_LOG);
+	cl_plot_panel_set_y_axis(pg, "loss", CL_PLOT_SCALE_LOG);
+	cl_plot_panel_add_line(pw, "a", x, y, N);
+	cl_plot_panel_add_line(pw, "b", x, z, N);
+	ClPlotSeries *a = cl_plot_panel_add_line(pg, "a", x, y, 1);
+	ClPlotSeries *b = cl_plot_panel_add_line(pg, "b", NULL, NULL, 0);
+	cairo_surface_t *expected = render(whole, 400, 300);
+	cairo_surface_destroy(render(grown, 400, 300)); /* a draw in between, as on screen */
+	for (int i = 1; i < N; i += 7)
+		cl_plot_series_append(a, x + i, y + i, MIN(7, N - i));
+	for (int i = 0; i < N; i++)
+		cl_plot_series_append(b, x + i, z + i, 1);
+	cairo_surface_t *got = render(grown, 400, 300);
+	g_assert_true(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	/* replaced points: the other curve's shape */
+	cl_plot_series_set_points(a, x, z, N);
+	cl_plot_series_set_points(b, x, y, N);
+	got = render(grown, 400, 300);
+	g_assert_false(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	cl_plot_series_set_points(a, x, y, N);
+	cl_plot_series_set_points(b, x, z, N);
+	got = render(grown, 400, 300);
+	g_assert_true(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	cairo_surface_destroy(expected);
+	cl_plot_figure_free(whole);
+	cl_plot_figure_free(grown);
+}
+
 static void test_heatmap_cells(void)
 {
 	ClPlotFigure *f = cl_plot_figure_new(1, 1);
@@ -402,6 +453,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/heatmap-cells", test_heatmap_cells);
 	g_test_add_func("/plots/heatmap-log-axis", test_heatmap_log_axis);
 	g_test_add_func("/plots/line-geometry", test_line_geometry);
+	g_test_add_func("/plots/series-append", test_series_append);
 	g_test_add_func("/plots/log-axis", test_log_axis_geometry);
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
