@@ -1,9 +1,11 @@
 /* plots/: ticks, colour maps, pixel checks of known geometry, exports. No display. */
+#include "atomic-file.h"
 #include "plot.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void assert_ticks(double lo, double hi, ClPlotScale scale, int target, const double *expected, int count)
 {
@@ -146,6 +148,112 @@ static void test_series_append(void)
 	cairo_surface_destroy(expected);
 	cl_plot_figure_free(whole);
 	cl_plot_figure_free(grown);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir, sorted, joined by spaces. */
+static char *listing(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	g_assert_nonnull(d);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	for (const char *name; (name = g_dir_read_name(d));)
+		g_ptr_array_add(names, g_strdup(name));
+	g_dir_close(d);
+	g_ptr_array_sort(names, compare_names);
+	g_ptr_array_add(names, NULL);
+	char *text = g_strjoinv(" ", (char **)names->pdata);
+	g_ptr_array_free(names, TRUE);
+	return text;
+}
+
+static void assert_listing(const char *dir, const char *expected)
+{
+	char *got = listing(dir);
+	g_assert_cmpstr(got, ==, expected);
+	g_free(got);
+}
+
+static void assert_contents(const char *path, const char *expected)
+{
+	char *data = NULL;
+	g_assert_true(g_file_get_contents(path, &data, NULL, NULL));
+	g_assert_cmpstr(data, ==, expected);
+	g_free(data);
+}
+
+/* The new contents have no name in the folder until they are complete
+ * (O_TMPFILE; the fallback's hidden .tmp is the only other name allowed),
+ * then replace the old file whole; an abandoned one leaves the old file. */
+static void test_atomic_file(void)
+{
+	char *dir = g_dir_make_tmp("test-plots-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "scene.json", NULL);
+	GError *error = NULL;
+	g_assert_true(cl_atomic_file_replace(path, "old", 3, &error));
+	g_assert_no_error(error);
+	assert_listing(dir, "scene.json");
+	ClAtomicFile *f = cl_atomic_file_new(path, &error);
+	g_assert_nonnull(f);
+	g_assert_true(cl_atomic_file_write(f, "new ", 4, &error));
+	g_assert_true(cl_atomic_file_write(f, "contents", 8, &error));
+	char *during = listing(dir);
+	if (strcmp(during, "scene.json") != 0) { /* no O_TMPFILE: one hidden .tmp */
+		g_assert_true(g_str_has_prefix(during, ".scene.json."));
+		g_assert_true(g_str_has_suffix(during, ".tmp scene.json"));
+		g_test_message("no O_TMPFILE here: written as %s", during);
+	}
+	g_free(during);
+	assert_contents(path, "old");
+	cl_atomic_file_abort(f);
+	assert_listing(dir, "scene.json");
+	assert_contents(path, "old");
+	f = cl_atomic_file_new(path, &error);
+	g_assert_true(cl_atomic_file_write(f, "new contents", 12, &error));
+	g_assert_true(cl_atomic_file_commit(f, &error));
+	g_assert_no_error(error);
+	assert_listing(dir, "scene.json");
+	assert_contents(path, "new contents");
+	/* an ordinary document: 0644 less the umask */
+	mode_t mask = umask(022);
+	umask(mask);
+	GStatBuf st;
+	g_assert_cmpint(g_stat(path, &st), ==, 0);
+	g_assert_cmpint(st.st_mode & 0777, ==, 0644 & ~mask);
+	/* a new name, and a folder that does not exist */
+	char *other = g_build_filename(dir, "other.csv", NULL);
+	g_assert_true(cl_atomic_file_replace(other, "a,b\n", 4, &error));
+	assert_contents(other, "a,b\n");
+	char *missing = g_build_filename(dir, "no-such-folder", "x.png", NULL);
+	g_assert_false(cl_atomic_file_replace(missing, "x", 1, &error));
+	g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+	g_clear_error(&error);
+	/* what a killed writer can leave: exactly .NAME.XXXXXX.tmp, and only that is cleaned */
+	const char *names[] = {".scene.json.a1B2c3.tmp", ".scene.json.ab.tmp", "scene.json.a1B2c3", ".other.csv.a1B2c3.tmp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+		char *file = g_build_filename(dir, names[i], NULL);
+		g_assert_true(g_file_set_contents(file, "x", 1, NULL));
+		g_free(file);
+	}
+	g_assert_cmpint(cl_atomic_file_clean(path), ==, 1);
+	assert_listing(dir, ".other.csv.a1B2c3.tmp .scene.json.ab.tmp other.csv scene.json scene.json.a1B2c3");
+	g_assert_cmpint(cl_atomic_file_clean(other), ==, 1);
+	for (gsize i = 1; i < 3; i++) {
+		char *file = g_build_filename(dir, names[i], NULL);
+		g_unlink(file);
+		g_free(file);
+	}
+	g_unlink(path);
+	g_unlink(other);
+	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	g_free(missing);
+	g_free(other);
+	g_free(path);
+	g_free(dir);
 }
 
 static void test_heatmap_cells(void)
@@ -458,5 +566,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
 	g_test_add_func("/plots/export", test_export);
+	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();
 }
