@@ -219,8 +219,8 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, in
 }
 
 /* A learning run keeps every core busy: its threads step back so that the
- * window still redraws and answers at once. Linux nices threads one by one;
- * the pool's threads end with the run. */
+ * window still redraws and answers at once. Linux nices threads one by one,
+ * and only up: the run has threads of its own, which end with it. */
 static void yield_to_main_thread(void)
 {
 #ifdef __linux__
@@ -228,11 +228,8 @@ static void yield_to_main_thread(void)
 #endif
 }
 
-static void learn_one(gpointer data, gpointer user)
+static void learn_one(Run *run)
 {
-	(void)user;
-	yield_to_main_thread();
-	Run *run = data;
 	ClLearningJob *job = run->job;
 	ClLearningTrace *t = run->trace;
 	ClOptimizeResult result;
@@ -265,17 +262,36 @@ static void learn_one(gpointer data, gpointer user)
 	cl_optimize_result_clear(&result);
 }
 
+typedef struct {
+	Run *runs;
+	int count;
+	gint next; /* atomic: the next run to take */
+} Workers;
+
+/* One of the run's threads: takes the backends in order until none is left. */
+static gpointer work(gpointer data)
+{
+	Workers *w = data;
+	yield_to_main_thread();
+	for (int i; (i = g_atomic_int_add(&w->next, 1)) < w->count;)
+		learn_one(&w->runs[i]);
+	return NULL;
+}
+
 gboolean cl_learning_job_run(ClLearningJob *job, GCancellable *cancellable, GError **error)
 {
 	job->cancellable = cancellable;
-	Run *runs = g_new(Run, (gsize)MAX(job->backend_count, 1));
-	GThreadPool *pool = g_thread_pool_new(learn_one, NULL, job->threads, TRUE, NULL);
-	for (int i = 0; i < job->backend_count; i++) {
-		runs[i] = (Run){job, &job->traces[i]};
-		g_thread_pool_push(pool, &runs[i], NULL);
-	}
-	g_thread_pool_free(pool, FALSE, TRUE);
-	g_free(runs);
+	Workers w = {g_new(Run, (gsize)MAX(job->backend_count, 1)), job->backend_count, 0};
+	for (int i = 0; i < job->backend_count; i++)
+		w.runs[i] = (Run){job, &job->traces[i]};
+	int count = MIN(job->threads, job->backend_count);
+	GThread **threads = g_new(GThread *, (gsize)MAX(count, 1));
+	for (int t = 0; t < count; t++)
+		threads[t] = g_thread_new("cl-learning", work, &w);
+	for (int t = 0; t < count; t++)
+		g_thread_join(threads[t]);
+	g_free(threads);
+	g_free(w.runs);
 	job->cancellable = NULL;
 	return !g_cancellable_set_error_if_cancelled(cancellable, error);
 }
