@@ -1,5 +1,6 @@
 #include "cl-application.h"
 
+#include "atomic-file.h"
 #include "cl-window.h"
 #include "scene-file.h"
 
@@ -159,6 +160,9 @@ static void cl_application_startup(GApplication *app)
 	g_object_unref(css);
 
 	self->recovery_path = g_build_filename(g_get_user_state_dir(), "contactlab", "recovery.json", NULL);
+	/* the one instance (startup runs in the primary only): what a killed
+	 * autosave left beside the recovery file is nobody's */
+	cl_atomic_file_clean(self->recovery_path);
 }
 
 static void cl_application_activate(GApplication *app)

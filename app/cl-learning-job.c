@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* gettid */
 #include "cl-learning-job.h"
 
 #include "figures.h"
@@ -5,6 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
+/* How much the workers yield to the main thread (nice levels). */
+#define WORKER_NICE 10
 
 struct _ClLearningJob {
 	GObject parent_instance;
@@ -145,6 +153,31 @@ ClLearningTrace *cl_learning_job_copy_traces(ClLearningJob *job, int *count)
 	return copy;
 }
 
+void cl_learning_job_update_traces(ClLearningJob *job, ClLearningTrace *copy, int count)
+{
+	g_return_if_fail(count == job->backend_count);
+	g_mutex_lock(&job->lock);
+	for (int i = 0; i < count; i++) {
+		const ClLearningTrace *t = &job->traces[i];
+		ClLearningTrace *c = &copy[i];
+		/* the losses and tracked values since the last copy; a backend that
+		 * finished since has its final ones written whole */
+		int from = t->finished && !c->finished ? 0 : MIN(c->iterations, t->iterations);
+		if (t->iterations > from)
+			memcpy(c->loss + from, t->loss + from, sizeof(double) * (gsize)(t->iterations - from));
+		if (t->tracked && t->iterations > from)
+			memcpy(c->tracked + from + 1, t->tracked + from + 1, sizeof(double) * (gsize)(t->iterations - from));
+		if (!c->finished)
+			memcpy(c->values, t->values, sizeof(double) * (gsize)t->value_count);
+		double *loss = c->loss, *tracked = c->tracked, *values = c->values;
+		*c = *t;
+		c->loss = loss;
+		c->tracked = tracked;
+		c->values = values;
+	}
+	g_mutex_unlock(&job->lock);
+}
+
 typedef struct {
 	ClLearningJob *job;
 	ClLearningTrace *trace;
@@ -185,10 +218,18 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, in
 	return loss;
 }
 
-static void learn_one(gpointer data, gpointer user)
+/* A learning run keeps every core busy: its threads step back so that the
+ * window still redraws and answers at once. Linux nices threads one by one,
+ * and only up: the run has threads of its own, which end with it. */
+static void yield_to_main_thread(void)
 {
-	(void)user;
-	Run *run = data;
+#ifdef __linux__
+	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
+#endif
+}
+
+static void learn_one(Run *run)
+{
 	ClLearningJob *job = run->job;
 	ClLearningTrace *t = run->trace;
 	ClOptimizeResult result;
@@ -221,17 +262,36 @@ static void learn_one(gpointer data, gpointer user)
 	cl_optimize_result_clear(&result);
 }
 
+typedef struct {
+	Run *runs;
+	int count;
+	gint next; /* atomic: the next run to take */
+} Workers;
+
+/* One of the run's threads: takes the backends in order until none is left. */
+static gpointer work(gpointer data)
+{
+	Workers *w = data;
+	yield_to_main_thread();
+	for (int i; (i = g_atomic_int_add(&w->next, 1)) < w->count;)
+		learn_one(&w->runs[i]);
+	return NULL;
+}
+
 gboolean cl_learning_job_run(ClLearningJob *job, GCancellable *cancellable, GError **error)
 {
 	job->cancellable = cancellable;
-	Run *runs = g_new(Run, (gsize)MAX(job->backend_count, 1));
-	GThreadPool *pool = g_thread_pool_new(learn_one, NULL, job->threads, TRUE, NULL);
-	for (int i = 0; i < job->backend_count; i++) {
-		runs[i] = (Run){job, &job->traces[i]};
-		g_thread_pool_push(pool, &runs[i], NULL);
-	}
-	g_thread_pool_free(pool, FALSE, TRUE);
-	g_free(runs);
+	Workers w = {g_new(Run, (gsize)MAX(job->backend_count, 1)), job->backend_count, 0};
+	for (int i = 0; i < job->backend_count; i++)
+		w.runs[i] = (Run){job, &job->traces[i]};
+	int count = MIN(job->threads, job->backend_count);
+	GThread **threads = g_new(GThread *, (gsize)MAX(count, 1));
+	for (int t = 0; t < count; t++)
+		threads[t] = g_thread_new("cl-learning", work, &w);
+	for (int t = 0; t < count; t++)
+		g_thread_join(threads[t]);
+	g_free(threads);
+	g_free(w.runs);
 	job->cancellable = NULL;
 	return !g_cancellable_set_error_if_cancelled(cancellable, error);
 }

@@ -50,6 +50,9 @@ int cl_learning_job_tracked(ClLearningJob *job);
 double cl_learning_job_progress(ClLearningJob *job);
 /* A deep copy of every backend's trace so far; any thread. */
 ClLearningTrace *cl_learning_job_copy_traces(ClLearningJob *job, int *count);
+/* Brings such a copy up to date, copying only what changed since: the new
+ * losses and tracked values, the parameters, the status; any thread. */
+void cl_learning_job_update_traces(ClLearningJob *job, ClLearningTrace *copy, int count);
 void cl_learning_job_run_async(ClLearningJob *job, GCancellable *cancellable, GAsyncReadyCallback callback,
 							   gpointer user_data);
 gboolean cl_learning_job_finish(ClLearningJob *job, GAsyncResult *result, GError **error);

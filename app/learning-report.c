@@ -22,8 +22,29 @@ static int controlled_ball(const ClParam *params, int count)
 	return -1;
 }
 
+/* The middle of every control interval. */
+static double *control_times(const ClScene *scene)
+{
+	double dt = cl_scene_dt(scene);
+	double *t = g_new(double, (gsize)MAX(scene->steps, 1));
+	for (int n = 0; n < scene->steps; n++)
+		t[n] = (n + 0.5) * dt;
+	return t;
+}
+
+/* ux[n]: the trace's learned x control of ball at interval n, NAN where it is not optimized. */
+static void control_profile(const ClParam *params, int count, int ball, const ClLearningTrace *trace, int steps,
+							double *ux)
+{
+	for (int n = 0; n < steps; n++)
+		ux[n] = NAN;
+	for (int k = 0; k < count && k < trace->value_count; k++)
+		if (params[k].target == CL_PARAM_CONTROL && params[k].ball == ball && params[k].axis == 0)
+			ux[params[k].step] = trace->values[k];
+}
+
 static void add_control_panel(ClPlotPanel *p, const ClScene *scene, const ClParam *params, int count, int ball,
-							  const ClLearningTrace *traces, int trace_count)
+							  const ClLearningTrace *traces, int trace_count, ClLearningCurves *curves)
 {
 	char *title = g_markup_printf_escaped("learned control of %s", scene->balls[ball].id);
 	cl_plot_panel_set_title(p, title);
@@ -31,18 +52,13 @@ static void add_control_panel(ClPlotPanel *p, const ClScene *scene, const ClPara
 	cl_plot_panel_set_x_axis(p, "time (s)", CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_y_axis(p, "u<sub>x</sub> (N)", CL_PLOT_SCALE_LINEAR);
 	int steps = scene->steps;
-	double dt = cl_scene_dt(scene);
-	double *t = g_new(double, (gsize)steps), *ux = g_new(double, (gsize)steps);
-	for (int n = 0; n < steps; n++)
-		t[n] = (n + 0.5) * dt;
+	double *t = control_times(scene), *ux = g_new(double, (gsize)steps);
 	for (int c = 0; c < trace_count; c++) {
-		for (int n = 0; n < steps; n++)
-			ux[n] = NAN;
-		for (int k = 0; k < count && k < traces[c].value_count; k++)
-			if (params[k].target == CL_PARAM_CONTROL && params[k].ball == ball && params[k].axis == 0)
-				ux[params[k].step] = traces[c].values[k];
+		control_profile(params, count, ball, &traces[c], steps, ux);
 		ClPlotSeries *s = cl_plot_panel_add_line(p, NULL, t, ux, steps);
 		cl_figure_style_series(s, traces[c].backend);
+		if (curves)
+			curves[c].second = s;
 	}
 	double *u = g_new(double, 2 * (gsize)steps);
 	if (cl_two_ball_optimal_control(scene, u)) {
@@ -59,7 +75,7 @@ static void add_control_panel(ClPlotPanel *p, const ClScene *scene, const ClPara
 }
 
 static void add_tracked_panel(ClPlotPanel *p, const ClScene *scene, const ClParam *tracked,
-							  const ClLearningTrace *traces, int trace_count)
+							  const ClLearningTrace *traces, int trace_count, ClLearningCurves *curves)
 {
 	char name[CL_NAME_MAX];
 	cl_param_name(scene, tracked, name, sizeof name);
@@ -76,14 +92,18 @@ static void add_tracked_panel(ClPlotPanel *p, const ClScene *scene, const ClPara
 		double *x = iteration_axis(points);
 		ClPlotSeries *s = cl_plot_panel_add_line(p, NULL, x, traces[c].tracked, points);
 		cl_figure_style_series(s, traces[c].backend);
+		if (curves)
+			curves[c].second = s;
 		g_free(x);
 	}
 }
 
 ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, int count, int tracked,
 								 const ClLearningTrace *traces, int trace_count, gboolean log_loss, double reference,
-								 const char *reference_label)
+								 const char *reference_label, ClLearningCurves *curves)
 {
+	for (int c = 0; curves && c < trace_count; c++)
+		curves[c] = (ClLearningCurves){NULL, NULL, traces[c].iterations};
 	int ball = controlled_ball(params, count);
 	gboolean second = ball >= 0 || tracked >= 0;
 	ClPlotFigure *f = cl_plot_figure_new(1, second ? 2 : 1);
@@ -108,6 +128,8 @@ ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, in
 		ClPlotSeries *s = cl_plot_panel_add_line(loss, cl_backend_info(traces[c].backend)->id, x, traces[c].loss,
 												 traces[c].iterations);
 		cl_figure_style_series(s, traces[c].backend);
+		if (curves)
+			curves[c].loss = s;
 		g_free(x);
 	}
 	if (isfinite(reference) && (!log_loss || reference > 0)) {
@@ -120,13 +142,59 @@ ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, in
 	if (second) {
 		ClPlotPanel *p = cl_plot_figure_panel(f, 0, 1);
 		if (ball >= 0)
-			add_control_panel(p, scene, params, count, ball, traces, trace_count);
+			add_control_panel(p, scene, params, count, ball, traces, trace_count, curves);
 		else
-			add_tracked_panel(p, scene, &params[tracked], traces, trace_count);
+			add_tracked_panel(p, scene, &params[tracked], traces, trace_count, curves);
 		cl_plot_panel_set_legend(p, CL_PLOT_LEGEND_NONE);
 	}
 	cl_plot_panel_set_legend(loss, CL_PLOT_LEGEND_NONE);
 	return f;
+}
+
+gboolean cl_learning_figure_grow(const ClScene *scene, const ClParam *params, int count, int tracked,
+								  const ClLearningTrace *traces, int trace_count, ClLearningCurves *curves)
+{
+	int ball = controlled_ball(params, count);
+	gboolean tracking = ball < 0 && tracked >= 0;
+	int most = 0;
+	for (int c = 0; c < trace_count; c++) {
+		const ClLearningTrace *t = &traces[c];
+		/* a curve that does not exist yet would change the order of the
+		 * lines and the legend: only a rebuild puts it in its place */
+		if (t->iterations < curves[c].points || (t->iterations > 0 && !curves[c].loss) ||
+			(t->iterations > 0 && tracking && t->tracked && !curves[c].second))
+			return FALSE;
+		most = MAX(most, t->iterations - curves[c].points + 1);
+	}
+	double *x = g_new(double, (gsize)most + 1), *t = NULL, *ux = NULL;
+	if (ball >= 0) {
+		t = control_times(scene);
+		ux = g_new(double, (gsize)MAX(scene->steps, 1));
+	}
+	for (int c = 0; c < trace_count; c++) {
+		const ClLearningTrace *trace = &traces[c];
+		ClLearningCurves *k = &curves[c];
+		int from = k->points, added = trace->iterations - from;
+		if (added == 0)
+			continue;
+		for (int i = 0; i <= added; i++)
+			x[i] = from + i;
+		cl_plot_series_append(k->loss, x, trace->loss + from, added);
+		if (ball >= 0) {
+			control_profile(params, count, ball, trace, scene->steps, ux);
+			cl_plot_series_set_points(k->second, t, ux, scene->steps);
+		} else if (k->second) {
+			/* tracked[i] goes with loss i; tracked[iterations]: after the last update */
+			for (int i = 0; i < added; i++)
+				x[i] = from + 1 + i;
+			cl_plot_series_append(k->second, x, trace->tracked + from + 1, added);
+		}
+		k->points = trace->iterations;
+	}
+	g_free(x);
+	g_free(t);
+	g_free(ux);
+	return TRUE;
 }
 
 char *cl_learning_mode_label(const ClScene *scene, const ClLearningTrace *trace, const char *separator)

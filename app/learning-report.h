@@ -10,12 +10,27 @@
 
 #include <glib.h>
 
+/* Where one trace's lines are in a figure, to grow them as the run goes on. */
+typedef struct ClLearningCurves {
+	ClPlotSeries *loss;   /* NULL: not drawn (no loss yet) */
+	ClPlotSeries *second; /* its learned control profile or tracked parameter; NULL: none */
+	int points;           /* the trace's iterations the lines show */
+} ClLearningCurves;
+
 /* scene: the job's scene (optimize = the run's def); params, count, tracked
  * as cl_learning_job_params / _tracked give them. reference: a horizontal
- * line on the loss panel (NAN: none). */
+ * line on the loss panel (NAN: none). curves: NULL, or trace_count entries
+ * filled with where each trace's lines are. */
 ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, int count, int tracked,
 								 const ClLearningTrace *traces, int trace_count, gboolean log_loss, double reference,
-								 const char *reference_label);
+								 const char *reference_label, ClLearningCurves *curves);
+/* Brings that figure's lines up to traces that grew since (new losses and
+ * tracked values appended, control profiles replaced): the figure
+ * cl_learning_figure would make from them, without building it again.
+ * FALSE, changing nothing, when it has to be rebuilt instead (a backend
+ * got its first points, so it has no line yet). */
+gboolean cl_learning_figure_grow(const ClScene *scene, const ClParam *params, int count, int tracked,
+								  const ClLearningTrace *traces, int trace_count, ClLearningCurves *curves);
 
 /* "ground → wall", "ground only", "no contact" (separator between walls);
  * NULL for scenes without walls or traces that have not finished. */

@@ -1,6 +1,8 @@
 /* Number text, CSV fields and atomic output files. */
 #include "numbers.h"
 
+#include "atomic-file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -129,8 +131,8 @@ gboolean cl_write_file(const char *path, const char *data, gsize length, GError 
 		if (!ok)
 			g_set_error(&io_error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s", g_strerror(errno));
 	} else {
-		/* temporary file + rename: an existing file is replaced whole or not at all */
-		ok = g_file_set_contents(path, data, (gssize)length, &io_error);
+		/* an existing file is replaced whole or not at all, even by a kill */
+		ok = cl_atomic_file_replace(path, data, length, &io_error);
 	}
 	if (!ok) {
 		g_set_error(error, G_FILE_ERROR, io_error->code, "%s: cannot write: %s", path, io_error->message);

@@ -1,10 +1,12 @@
 /* PNG, SVG and PDF export through the one draw function, written atomically. */
+#include "atomic-file.h"
 #include "figure-private.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <glib/gstdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pango/pango.h>
 #include <string.h>
@@ -29,12 +31,35 @@ ClPlotFormat cl_plot_format_from_path(const char *path)
 typedef struct DrawJob {
 	ClPlotDrawFunc draw;
 	gpointer user;
-	GError *error; /* from the callback */
+	GError *error;       /* from the callback */
+	GError *write_error; /* from the file */
+	ClAtomicFile *file;  /* the new file, or NULL: fd */
+	int fd;              /* a device or FIFO written directly */
 } DrawJob;
 
-/* Renders into `file`; FALSE with job->error or a cairo status on failure. */
-static cairo_status_t render_to(DrawJob *job, const char *file, ClPlotFormat format, double width, double height,
-								double dpi)
+static cairo_status_t write_out(void *closure, const unsigned char *data, unsigned int length)
+{
+	DrawJob *job = closure;
+	if (job->write_error)
+		return CAIRO_STATUS_WRITE_ERROR;
+	if (job->file)
+		return cl_atomic_file_write(job->file, data, length, &job->write_error) ? CAIRO_STATUS_SUCCESS
+																				 : CAIRO_STATUS_WRITE_ERROR;
+	for (unsigned int done = 0; done < length;) {
+		gssize n = write(job->fd, data + done, length - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			g_set_error_literal(&job->write_error, G_FILE_ERROR, g_file_error_from_errno(errno), g_strerror(errno));
+			return CAIRO_STATUS_WRITE_ERROR;
+		}
+		done += (unsigned int)n;
+	}
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* Renders through write_out; FALSE with job->error or a cairo status on failure. */
+static cairo_status_t render(DrawJob *job, ClPlotFormat format, double width, double height, double dpi)
 {
 	cairo_surface_t *surface;
 	double scale = 1.0;
@@ -42,9 +67,9 @@ static cairo_status_t render_to(DrawJob *job, const char *file, ClPlotFormat for
 		scale = dpi / 72.0;
 		surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)ceil(width * scale), (int)ceil(height * scale));
 	} else if (format == CL_PLOT_FORMAT_SVG) {
-		surface = cairo_svg_surface_create(file, width, height);
+		surface = cairo_svg_surface_create_for_stream(write_out, job, width, height);
 	} else {
-		surface = cairo_pdf_surface_create(file, width, height);
+		surface = cairo_pdf_surface_create_for_stream(write_out, job, width, height);
 		cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "ContactLab");
 	}
 	cairo_status_t status = cairo_surface_status(surface);
@@ -58,7 +83,7 @@ static cairo_status_t render_to(DrawJob *job, const char *file, ClPlotFormat for
 		cairo_destroy(cr);
 	}
 	if (status == CAIRO_STATUS_SUCCESS && format == CL_PLOT_FORMAT_PNG)
-		status = cairo_surface_write_to_png(surface, file);
+		status = cairo_surface_write_to_png_stream(surface, write_out, job);
 	cairo_surface_finish(surface);
 	if (status == CAIRO_STATUS_SUCCESS)
 		status = cairo_surface_status(surface);
@@ -72,12 +97,23 @@ static gboolean fail_write(GError **error, const char *path, const char *reason)
 	return FALSE;
 }
 
+/* fail_write with the reason of a file error, which it frees */
+static gboolean fail_file(GError **error, const char *path, GError *cause)
+{
+	fail_write(error, path, cause->message);
+	g_error_free(cause);
+	return FALSE;
+}
+
 static gboolean finish_job(DrawJob *job, cairo_status_t status, const char *path, GError **error)
 {
 	if (job->error) {
+		g_clear_error(&job->write_error);
 		g_propagate_error(error, job->error);
 		return FALSE;
 	}
+	if (job->write_error)
+		return fail_file(error, path, job->write_error);
 	return status == CAIRO_STATUS_SUCCESS || fail_write(error, path, cairo_status_to_string(status));
 }
 
@@ -97,32 +133,24 @@ gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double w
 					path, width, height, dpi);
 		return FALSE;
 	}
-	DrawJob job = {draw, user, NULL};
-	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
-		return finish_job(&job, render_to(&job, path, format, width, height, dpi), path, error);
-	char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
-	char *name = g_strdup_printf(".%s.XXXXXX", base);
-	char *temp = g_build_filename(dir, name, NULL);
-	g_free(dir);
-	g_free(base);
-	g_free(name);
-	int fd = g_mkstemp(temp);
-	if (fd < 0) {
-		int err = errno;
-		g_free(temp);
-		return fail_write(error, path, g_strerror(err));
+	DrawJob job = {draw, user, NULL, NULL, NULL, -1};
+	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		job.fd = g_open(path, O_WRONLY, 0);
+		if (job.fd < 0)
+			return fail_write(error, path, g_strerror(errno));
+		gboolean ok = finish_job(&job, render(&job, format, width, height, dpi), path, error);
+		close(job.fd);
+		return ok;
 	}
-	close(fd);
-	gboolean ok = finish_job(&job, render_to(&job, temp, format, width, height, dpi), path, error);
-	/* mkstemp makes the file private; a figure is an ordinary document */
-	if (ok && g_chmod(temp, 0644) != 0)
-		ok = fail_write(error, path, g_strerror(errno));
-	if (ok && g_rename(temp, path) != 0)
-		ok = fail_write(error, path, g_strerror(errno));
-	if (!ok)
-		g_unlink(temp);
-	g_free(temp);
-	return ok;
+	GError *file_error = NULL;
+	job.file = cl_atomic_file_new(path, &file_error);
+	if (!job.file)
+		return fail_file(error, path, file_error);
+	if (!finish_job(&job, render(&job, format, width, height, dpi), path, error)) {
+		cl_atomic_file_abort(job.file);
+		return FALSE;
+	}
+	return cl_atomic_file_commit(job.file, &file_error) || fail_file(error, path, file_error);
 }
 
 typedef struct FigureJob {

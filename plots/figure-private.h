@@ -15,6 +15,7 @@ struct ClPlotSeries {
 	char *label;
 	double *x, *y;
 	int count;
+	int capacity; /* of x and y */
 	ClPlotColor color;
 	bool color_set; /* otherwise the palette entry `palette_index`, or the foreground for annotations */
 	int palette_index;

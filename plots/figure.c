@@ -232,9 +232,7 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 	ClPlotSeries *s = g_new0(ClPlotSeries, 1);
 	s->kind = kind;
 	s->label = label && *label ? g_strdup(label) : NULL;
-	s->count = MAX(count, 0);
-	s->x = g_memdup2(x, sizeof(double) * (gsize)s->count);
-	s->y = g_memdup2(y, sizeof(double) * (gsize)s->count);
+	cl_plot_series_append(s, x, y, count);
 	s->width = kind == SERIES_LINE ? 1.5 : 1.0;
 	s->marker_size = 5.0;
 	s->marker_every = 1;
@@ -248,6 +246,27 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *p, const char *label, const double *x, const double *y, int count)
 {
 	return add_series(p, SERIES_LINE, label, x, y, count);
+}
+
+void cl_plot_series_append(ClPlotSeries *s, const double *x, const double *y, int count)
+{
+	if (count <= 0)
+		return;
+	if (s->count + count > s->capacity) {
+		/* doubling: a curve grown point by point costs amortized O(1) a point */
+		s->capacity = MAX(s->count + count, 2 * s->capacity);
+		s->x = g_renew(double, s->x, (gsize)s->capacity);
+		s->y = g_renew(double, s->y, (gsize)s->capacity);
+	}
+	memcpy(s->x + s->count, x, sizeof(double) * (gsize)count);
+	memcpy(s->y + s->count, y, sizeof(double) * (gsize)count);
+	s->count += count;
+}
+
+void cl_plot_series_set_points(ClPlotSeries *s, const double *x, const double *y, int count)
+{
+	s->count = 0;
+	cl_plot_series_append(s, x, y, count);
 }
 
 void cl_plot_series_set_color(ClPlotSeries *s, ClPlotColor color)

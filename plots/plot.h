@@ -151,6 +151,10 @@ void cl_plot_panel_set_visible(ClPlotPanel *panel, bool visible);
  * are copied. label NULL: not in the legend. Colour: the palette by order. */
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *panel, const char *label, const double *x, const double *y,
 									 int count);
+/* Adds points at the end of a line (a curve that grows while a run goes on)
+ * or replaces them all; copied, and drawn from the next cl_plot_figure_draw. */
+void cl_plot_series_append(ClPlotSeries *series, const double *x, const double *y, int count);
+void cl_plot_series_set_points(ClPlotSeries *series, const double *x, const double *y, int count);
 void cl_plot_series_set_color(ClPlotSeries *series, ClPlotColor color);
 void cl_plot_series_set_width(ClPlotSeries *series, double width);
 void cl_plot_series_set_dash(ClPlotSeries *series, ClPlotDash dash);

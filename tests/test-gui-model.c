@@ -1,7 +1,9 @@
 /* The window's logic without a display: undo stack, canvas view and picking,
- * canvas edits (which must keep the scene valid), and the compute job. */
+ * canvas edits (which must keep the scene valid), the compute and learning jobs. */
 #include "cl-compute-job.h"
 #include "cl-job-watch.h"
+#include "cl-learning-job.h"
+#include "learning-report.h"
 #include "cl-scene-edit.h"
 #include "cl-undo-stack.h"
 #include "tasks.h"
@@ -225,6 +227,125 @@ static void test_compute_job(void)
 	cl_scene_free(scene);
 }
 
+typedef struct {
+	ClLearningJob *job;
+	gint done;
+} LearningRun;
+
+static gpointer run_learning(gpointer data)
+{
+	LearningRun *run = data;
+	GError *error = NULL;
+	g_assert_true(cl_learning_job_run(run->job, NULL, &error));
+	g_assert_no_error(error);
+	g_atomic_int_set(&run->done, 1);
+	return NULL;
+}
+
+static cairo_surface_t *draw_figure(ClPlotFigure *figure)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 620, 300);
+	cairo_t *cr = cairo_create(surface);
+	cl_plot_figure_draw(figure, cr, 620, 300);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	return surface;
+}
+
+static void assert_same_pixels(cairo_surface_t *a, cairo_surface_t *b)
+{
+	g_assert_cmpint(cairo_image_surface_get_stride(a), ==, cairo_image_surface_get_stride(b));
+	g_assert_cmpmem(cairo_image_surface_get_data(a), cairo_image_surface_get_stride(a) * 300,
+					cairo_image_surface_get_data(b), cairo_image_surface_get_stride(b) * 300);
+}
+
+static ClPlotFigure *learning_figure(ClLearningJob *job, const ClLearningTrace *traces, int count,
+									 ClLearningCurves *curves)
+{
+	int params;
+	const ClParam *p = cl_learning_job_params(job, &params);
+	return cl_learning_figure(cl_learning_job_scene(job), p, params, cl_learning_job_tracked(job), traces, count, TRUE,
+							  0.05, "reference", curves);
+}
+
+static void assert_same_traces(const ClLearningTrace *a, const ClLearningTrace *b, int count)
+{
+	for (int i = 0; i < count; i++) {
+		g_assert_cmpint(a[i].backend, ==, b[i].backend);
+		g_assert_true(a[i].finished && b[i].finished);
+		g_assert_cmpint(a[i].iterations, ==, b[i].iterations);
+		g_assert_cmpmem(a[i].loss, sizeof(double) * a[i].iterations, b[i].loss, sizeof(double) * b[i].iterations);
+		g_assert_true(!a[i].tracked == !b[i].tracked);
+		if (a[i].tracked)
+			g_assert_cmpmem(a[i].tracked, sizeof(double) * (a[i].iterations + 1), b[i].tracked,
+							sizeof(double) * (b[i].iterations + 1));
+		g_assert_cmpmem(a[i].values, sizeof(double) * a[i].value_count, b[i].values, sizeof(double) * b[i].value_count);
+		g_assert_cmpint(a[i].status.code, ==, b[i].status.code);
+		g_assert_cmpfloat(a[i].final_loss, ==, b[i].final_loss);
+		g_assert_true(a[i].exact_loss == b[i].exact_loss || (isnan(a[i].exact_loss) && isnan(b[i].exact_loss)));
+		g_assert_cmpint(a[i].walls_touched, ==, b[i].walls_touched);
+	}
+}
+
+/* The Learning view's live copy, brought up to date piece by piece while the
+ * job runs in another thread, ends equal to a whole copy of the result, and
+ * the figure grown with it draws as the one built from the result. */
+static void test_learning_updates(void)
+{
+	for (int task = 2; task <= 3; task++) {
+		ClScene *scene = task == 2 ? cl_test_task2(0) : cl_test_task3();
+		ClOptimizeDef def = scene->optimize;
+		def.iterations = 60;
+		int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse"), cl_test_backend("compliant-warp")};
+		GError *error = NULL;
+		ClLearningJob *job = cl_learning_job_new(scene, &def, backends, 3, 2, &error);
+		g_assert_no_error(error);
+		/* Task 2 tracks its velocity; Task 3's parameters are all controls */
+		g_assert_cmpint(cl_learning_job_tracked(job) >= 0, ==, task == 2);
+		int count;
+		ClLearningTrace *live = cl_learning_job_copy_traces(job, &count);
+		g_assert_cmpint(count, ==, 3);
+		ClLearningCurves curves[3];
+		ClPlotFigure *grown = learning_figure(job, live, count, curves);
+		LearningRun run = {job, 0};
+		GThread *thread = g_thread_new("learning", run_learning, &run);
+		int updates = 0, rebuilds = 0;
+		for (gboolean last = FALSE; !last;) {
+			last = g_atomic_int_get(&run.done);
+			cl_learning_job_update_traces(job, live, count);
+			for (int i = 0; i < count; i++)
+				g_assert_cmpint(live[i].iterations, <=, def.iterations);
+			int params;
+			const ClParam *p = cl_learning_job_params(job, &params);
+			if (!cl_learning_figure_grow(cl_learning_job_scene(job), p, params, cl_learning_job_tracked(job), live,
+										 count, curves)) {
+				cl_plot_figure_free(grown);
+				grown = learning_figure(job, live, count, curves);
+				rebuilds++;
+			}
+			updates++;
+			g_usleep(200);
+		}
+		g_thread_join(thread);
+		ClLearningTrace *whole = cl_learning_job_copy_traces(job, &count);
+		assert_same_traces(live, whole, count);
+		/* every backend got its line once: at most one rebuild each */
+		g_assert_cmpint(rebuilds, <=, count);
+		ClPlotFigure *built = learning_figure(job, whole, count, NULL);
+		cairo_surface_t *a = draw_figure(grown), *b = draw_figure(built);
+		assert_same_pixels(a, b);
+		cairo_surface_destroy(a);
+		cairo_surface_destroy(b);
+		cl_plot_figure_free(grown);
+		cl_plot_figure_free(built);
+		g_test_message("task %d: %d updates while running, %d rebuilds", task, updates, rebuilds);
+		cl_learning_traces_free(live, count);
+		cl_learning_traces_free(whole, count);
+		g_object_unref(job);
+		cl_scene_free(scene);
+	}
+}
+
 /* A first control of a ball that has none: the tangent starts at zero and
  * ends at the engine's own directional derivative. */
 static void test_perturb_control(void)
@@ -309,6 +430,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
 	g_test_add_func("/gui-model/compute-job", test_compute_job);
 	g_test_add_func("/gui-model/job-watch", test_job_watch);
+	g_test_add_func("/gui-model/learning-updates", test_learning_updates);
 	g_test_add_func("/gui-model/perturb-control", test_perturb_control);
 	return g_test_run();
 }

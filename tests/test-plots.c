@@ -1,9 +1,11 @@
 /* plots/: ticks, colour maps, pixel checks of known geometry, exports. No display. */
+#include "atomic-file.h"
 #include "plot.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void assert_ticks(double lo, double hi, ClPlotScale scale, int target, const double *expected, int count)
 {
@@ -95,6 +97,163 @@ static ClPlotColor pixel(cairo_surface_t *surface, double x, double y)
 	const guint32 *row = (const guint32 *)(cairo_image_surface_get_data(surface) + (int)floor(y) * stride);
 	guint32 p = row[(int)floor(x)];
 	return (ClPlotColor){((p >> 16) & 255) / 255.0, ((p >> 8) & 255) / 255.0, (p & 255) / 255.0, 1};
+}
+
+static gboolean same_pixels(cairo_surface_t *a, cairo_surface_t *b)
+{
+	int height = cairo_image_surface_get_height(a), stride = cairo_image_surface_get_stride(a);
+	return height == cairo_image_surface_get_height(b) && stride == cairo_image_surface_get_stride(b) &&
+		   memcmp(cairo_image_surface_get_data(a), cairo_image_surface_get_data(b), (size_t)height * stride) == 0;
+}
+
+/* A curve grown point by point (the live learning curves) draws exactly as
+ * the same curve added at once; replacing the points redraws from the new ones. */
+static void test_series_append(void)
+{
+	enum { N = 300 };
+	double x[N], y[N], z[N];
+	for (int i = 0; i < N; i++) {
+		x[i] = i;
+		y[i] = exp(-i / 60.0) * (1 + 0.2 * sin(i / 7.0));
+		z[i] = 0.5 + 0.3 * cos(i / 11.0);
+	}
+	ClPlotFigure *whole = cl_plot_figure_new(1, 1), *grown = cl_plot_figure_new(1, 1);
+	ClPlotPanel *pw = cl_plot_figure_panel(whole, 0, 0), *pg = cl_plot_figure_panel(grown, 0, 0);
+	cl_plot_panel_set_y_axis(pw, "loss", CL_PLOT_SCALE_LOG);
+	cl_plot_panel_set_y_axis(pg, "loss", CL_PLOT_SCALE_LOG);
+	cl_plot_panel_add_line(pw, "a", x, y, N);
+	cl_plot_panel_add_line(pw, "b", x, z, N);
+	ClPlotSeries *a = cl_plot_panel_add_line(pg, "a", x, y, 1);
+	ClPlotSeries *b = cl_plot_panel_add_line(pg, "b", NULL, NULL, 0);
+	cairo_surface_t *expected = render(whole, 400, 300);
+	cairo_surface_destroy(render(grown, 400, 300)); /* a draw in between, as on screen */
+	for (int i = 1; i < N; i += 7)
+		cl_plot_series_append(a, x + i, y + i, MIN(7, N - i));
+	for (int i = 0; i < N; i++)
+		cl_plot_series_append(b, x + i, z + i, 1);
+	cairo_surface_t *got = render(grown, 400, 300);
+	g_assert_true(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	/* replaced points: the other curve's shape */
+	cl_plot_series_set_points(a, x, z, N);
+	cl_plot_series_set_points(b, x, y, N);
+	got = render(grown, 400, 300);
+	g_assert_false(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	cl_plot_series_set_points(a, x, y, N);
+	cl_plot_series_set_points(b, x, z, N);
+	got = render(grown, 400, 300);
+	g_assert_true(same_pixels(expected, got));
+	cairo_surface_destroy(got);
+	cairo_surface_destroy(expected);
+	cl_plot_figure_free(whole);
+	cl_plot_figure_free(grown);
+}
+
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dir, sorted, joined by spaces. */
+static char *listing(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	g_assert_nonnull(d);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	for (const char *name; (name = g_dir_read_name(d));)
+		g_ptr_array_add(names, g_strdup(name));
+	g_dir_close(d);
+	g_ptr_array_sort(names, compare_names);
+	g_ptr_array_add(names, NULL);
+	char *text = g_strjoinv(" ", (char **)names->pdata);
+	g_ptr_array_free(names, TRUE);
+	return text;
+}
+
+static void assert_listing(const char *dir, const char *expected)
+{
+	char *got = listing(dir);
+	g_assert_cmpstr(got, ==, expected);
+	g_free(got);
+}
+
+static void assert_contents(const char *path, const char *expected)
+{
+	char *data = NULL;
+	g_assert_true(g_file_get_contents(path, &data, NULL, NULL));
+	g_assert_cmpstr(data, ==, expected);
+	g_free(data);
+}
+
+/* The new contents have no name in the folder until they are complete
+ * (O_TMPFILE; the fallback's hidden .tmp is the only other name allowed),
+ * then replace the old file whole; an abandoned one leaves the old file. */
+static void test_atomic_file(void)
+{
+	char *dir = g_dir_make_tmp("test-plots-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "scene.json", NULL);
+	GError *error = NULL;
+	g_assert_true(cl_atomic_file_replace(path, "old", 3, &error));
+	g_assert_no_error(error);
+	assert_listing(dir, "scene.json");
+	ClAtomicFile *f = cl_atomic_file_new(path, &error);
+	g_assert_nonnull(f);
+	g_assert_true(cl_atomic_file_write(f, "new ", 4, &error));
+	g_assert_true(cl_atomic_file_write(f, "contents", 8, &error));
+	char *during = listing(dir);
+	if (strcmp(during, "scene.json") != 0) { /* no O_TMPFILE: one hidden .tmp */
+		g_assert_true(g_str_has_prefix(during, ".scene.json."));
+		g_assert_true(g_str_has_suffix(during, ".tmp scene.json"));
+		g_test_message("no O_TMPFILE here: written as %s", during);
+	}
+	g_free(during);
+	assert_contents(path, "old");
+	cl_atomic_file_abort(f);
+	assert_listing(dir, "scene.json");
+	assert_contents(path, "old");
+	f = cl_atomic_file_new(path, &error);
+	g_assert_true(cl_atomic_file_write(f, "new contents", 12, &error));
+	g_assert_true(cl_atomic_file_commit(f, &error));
+	g_assert_no_error(error);
+	assert_listing(dir, "scene.json");
+	assert_contents(path, "new contents");
+	/* an ordinary document: 0644 less the umask */
+	mode_t mask = umask(022);
+	umask(mask);
+	GStatBuf st;
+	g_assert_cmpint(g_stat(path, &st), ==, 0);
+	g_assert_cmpint(st.st_mode & 0777, ==, 0644 & ~mask);
+	/* a new name, and a folder that does not exist */
+	char *other = g_build_filename(dir, "other.csv", NULL);
+	g_assert_true(cl_atomic_file_replace(other, "a,b\n", 4, &error));
+	assert_contents(other, "a,b\n");
+	char *missing = g_build_filename(dir, "no-such-folder", "x.png", NULL);
+	g_assert_false(cl_atomic_file_replace(missing, "x", 1, &error));
+	g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+	g_clear_error(&error);
+	/* what a killed writer can leave: exactly .NAME.XXXXXX.tmp, and only that is cleaned */
+	const char *names[] = {".scene.json.a1B2c3.tmp", ".scene.json.ab.tmp", "scene.json.a1B2c3", ".other.csv.a1B2c3.tmp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+		char *file = g_build_filename(dir, names[i], NULL);
+		g_assert_true(g_file_set_contents(file, "x", 1, NULL));
+		g_free(file);
+	}
+	g_assert_cmpint(cl_atomic_file_clean(path), ==, 1);
+	assert_listing(dir, ".other.csv.a1B2c3.tmp .scene.json.ab.tmp other.csv scene.json scene.json.a1B2c3");
+	g_assert_cmpint(cl_atomic_file_clean(other), ==, 1);
+	for (gsize i = 1; i < 3; i++) {
+		char *file = g_build_filename(dir, names[i], NULL);
+		g_unlink(file);
+		g_free(file);
+	}
+	g_unlink(path);
+	g_unlink(other);
+	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	g_free(missing);
+	g_free(other);
+	g_free(path);
+	g_free(dir);
 }
 
 static void test_heatmap_cells(void)
@@ -402,9 +561,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/heatmap-cells", test_heatmap_cells);
 	g_test_add_func("/plots/heatmap-log-axis", test_heatmap_log_axis);
 	g_test_add_func("/plots/line-geometry", test_line_geometry);
+	g_test_add_func("/plots/series-append", test_series_append);
 	g_test_add_func("/plots/log-axis", test_log_axis_geometry);
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
 	g_test_add_func("/plots/export", test_export);
+	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();
 }

@@ -1,7 +1,8 @@
 /* Robustness of what the app reads and writes: the billiards-break preset
  * equals its C builder; every input the fuzzers ever crashed on now gets a
  * scene, lesson or message; kill -9 during a save leaves the previous file whole
- * (cl_scene_file_save in a loop, and the real executable writing a CSV). */
+ * and nothing beside it (cl_scene_file_save in a loop, and the real
+ * executable writing a CSV). */
 #define _DEFAULT_SOURCE /* kill, usleep */
 
 #include "cli.h"
@@ -137,31 +138,52 @@ static char *big_scene_json(int variant, ClScene **out)
 	return cl_scene_file_to_json(s);
 }
 
-static int leftover_temporaries(const char *dir_path, const char *base)
+/* Whether process pid is writing a new file in dir: it holds the unnamed
+ * (O_TMPFILE) file there, or the hidden .BASE.XXXXXX.tmp of the fallback. */
+static gboolean writing_in(GPid pid, const char *dir, const char *base)
 {
-	GDir *dir = g_dir_open(dir_path, 0, NULL);
-	g_assert_nonnull(dir);
-	int count = 0;
-	for (const char *name; (name = g_dir_read_name(dir));)
-		if (g_str_has_prefix(name, base) && strcmp(name, base) != 0)
-			count++;
-	g_dir_close(dir);
-	return count;
+	char *fds = g_strdup_printf("/proc/%d/fd", (int)pid);
+	GDir *d = g_dir_open(fds, 0, NULL);
+	char *unnamed = g_strdup_printf("%s/#", dir), *hidden = g_strdup_printf("%s/.%s.", dir, base);
+	gboolean writing = FALSE;
+	for (const char *name; !writing && d && (name = g_dir_read_name(d));) {
+		char *fd = g_build_filename(fds, name, NULL);
+		char *target = g_file_read_link(fd, NULL);
+		writing = target && ((g_str_has_prefix(target, unnamed) && g_str_has_suffix(target, " (deleted)")) ||
+							 (g_str_has_prefix(target, hidden) && g_str_has_suffix(target, ".tmp")));
+		g_free(target);
+		g_free(fd);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(unnamed);
+	g_free(hidden);
+	g_free(fds);
+	return writing;
 }
 
-/* Deletes what a killed writer left (BASE.XXXXXX); returns how many. */
-static int remove_temporaries(const char *dir_path, const char *base)
+/* What a killed writer of dir/base left beside it: asserts that it is at
+ * most hidden temporaries (.BASE.XXXXXX.tmp, the moment between naming the
+ * complete file and renaming it), deletes them and returns how many. Never
+ * a visible file a user could take for the output. */
+static int remove_leftovers(const char *dir_path, const char *base)
 {
 	GDir *dir = g_dir_open(dir_path, 0, NULL);
 	g_assert_nonnull(dir);
+	char *hidden = g_strdup_printf(".%s.", base);
 	int count = 0;
-	for (const char *name; (name = g_dir_read_name(dir));)
-		if (g_str_has_prefix(name, base) && strcmp(name, base) != 0) {
+	for (const char *name; (name = g_dir_read_name(dir));) {
+		if (g_str_has_prefix(name, base) && strcmp(name, base) != 0)
+			g_error("%s: a visible leftover of a killed write: %s", dir_path, name);
+		if (g_str_has_prefix(name, hidden)) {
+			g_assert_true(g_str_has_suffix(name, ".tmp"));
 			char *path = g_build_filename(dir_path, name, NULL);
 			g_assert_cmpint(g_unlink(path), ==, 0);
 			g_free(path);
 			count++;
 		}
+	}
+	g_free(hidden);
 	g_dir_close(dir);
 	return count;
 }
@@ -174,7 +196,7 @@ static void test_atomic_scene_save(void)
 	ClScene *scenes[2];
 	char *json[2] = {big_scene_json(0, &scenes[0]), big_scene_json(1, &scenes[1])};
 	g_assert_true(cl_scene_file_save(scenes[0], path, NULL));
-	int interrupted = 0;
+	int interrupted = 0, left = 0;
 	for (int trial = 0; trial < 6; trial++) {
 		pid_t pid = fork();
 		g_assert_cmpint(pid, >=, 0);
@@ -184,10 +206,11 @@ static void test_atomic_scene_save(void)
 				if (!cl_scene_file_save(scenes[k % 2], path, NULL))
 					_exit(3);
 		}
-		/* kill it as soon as a save's temporary file appears: in the middle
-		 * of writing it, or just after its rename when the kill is late */
+		/* kill it as soon as it writes a save's new file: in the middle of
+		 * writing it, or just after its rename when the kill is late */
 		gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-		while (leftover_temporaries(dir, "scene.json") == 0 && g_get_monotonic_time() < deadline)
+		gboolean writing = FALSE;
+		while (!(writing = writing_in(pid, dir, "scene.json")) && g_get_monotonic_time() < deadline)
 			g_usleep(50); /* leaves the writer its core */
 		g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
 		int status;
@@ -199,9 +222,10 @@ static void test_atomic_scene_save(void)
 		g_assert_true(g_file_get_contents(path, &data, &length, NULL));
 		g_assert_true(strcmp(data, json[0]) == 0 || strcmp(data, json[1]) == 0);
 		g_free(data);
-		interrupted += remove_temporaries(dir, "scene.json") > 0;
+		interrupted += writing;
+		left += remove_leftovers(dir, "scene.json");
 	}
-	g_test_message("%d of 6 kills interrupted a write (a temporary file was left)", interrupted);
+	g_test_message("%d of 6 kills interrupted a write; %d hidden temporary files were left", interrupted, left);
 	/* the kills must have hit writes, or the test proved nothing */
 	g_assert_cmpint(interrupted, >=, 3);
 	for (int v = 0; v < 2; v++) {
@@ -235,22 +259,24 @@ static void test_atomic_cli_csv(void)
 		g_assert_true(g_file_get_contents(csv, &complete[v], NULL, NULL));
 	}
 	g_assert_cmpstr(complete[0], !=, complete[1]);
-	int whole[2] = {0, 0}, interrupted = 0;
+	int whole[2] = {0, 0}, interrupted = 0, left = 0;
 	for (int trial = 0; trial < 3; trial++) {
 		/* start from the short CSV, then kill a run that replaces it as soon
-		 * as its temporary file appears */
+		 * as it writes the new one */
 		g_assert_true(g_file_set_contents(csv, complete[0], -1, NULL));
 		const char *argv[] = {exe, "simulate", scene_path, "--backend", "exact", "--set", settings[1], "--csv", csv, NULL};
 		GPid pid;
 		g_assert_true(g_spawn_async(tmp_dir, (char **)argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
 									NULL, NULL, &pid, NULL));
 		gint64 deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
-		while (leftover_temporaries(tmp_dir, "trajectory.csv") == 0 && g_get_monotonic_time() < deadline)
+		gboolean writing = FALSE;
+		while (!(writing = writing_in(pid, tmp_dir, "trajectory.csv")) && g_get_monotonic_time() < deadline)
 			g_usleep(50);
 		kill(pid, SIGKILL);
 		int status;
 		g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
-		interrupted += remove_temporaries(tmp_dir, "trajectory.csv") > 0;
+		interrupted += writing;
+		left += remove_leftovers(tmp_dir, "trajectory.csv");
 		char *data;
 		g_assert_true(g_file_get_contents(csv, &data, NULL, NULL));
 		if (strcmp(data, complete[0]) == 0)
@@ -261,8 +287,9 @@ static void test_atomic_cli_csv(void)
 			g_error("trial %d: the CSV is neither the old one nor the new one", trial);
 		g_free(data);
 	}
-	g_test_message("3 kills, %d in the middle of the write: the old CSV %d times, the new complete one %d times",
-				   interrupted, whole[0], whole[1]);
+	g_test_message("3 kills, %d in the middle of the write: the old CSV %d times, the new complete one %d times; "
+				   "%d hidden temporary files left",
+				   interrupted, whole[0], whole[1], left);
 	g_assert_cmpint(interrupted, >=, 1);
 	for (int v = 0; v < 2; v++)
 		g_free(complete[v]);

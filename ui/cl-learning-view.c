@@ -8,10 +8,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* How often the live curves are redrawn. */
+/* How often the live curves grow (new points only, then a redraw) and how
+ * often the table follows (only rows whose backend moved on). */
 #define LIVE_UPDATE_MS 100
+#define TABLE_UPDATE_MS 500
 
 enum { REFERENCE_ANALYTIC, REFERENCE_CUSTOM, REFERENCE_NONE };
+
+/* One backend's row of the table, kept while its run is shown. */
+typedef struct {
+	GtkWidget *status, *iterations, *final_loss, *exact, *walls, *values;
+	int iterations_shown; /* −1: not filled yet */
+	gboolean finished_shown;
+} TableRow;
 
 struct _ClLearningView {
 	GtkWidget parent_instance;
@@ -38,7 +47,12 @@ struct _ClLearningView {
 	gboolean running, complete;
 	ClLearningTrace *traces; /* the last copy shown */
 	int trace_count;
-	gint64 started;
+	ClLearningCurves *curves; /* where each trace's lines are in the plot's figure */
+	char **param_names;       /* of the job's parameters */
+	GArray *brief;            /* indices of the parameters the table shows (int) */
+	ClLearningJob *table_job; /* the run the rows were made for (borrowed) */
+	TableRow *rows;
+	gint64 started, table_updated;
 	guint tick_source;
 };
 
@@ -115,15 +129,21 @@ static double reference(ClLearningView *self, const ClScene *scene, char *label,
 	}
 }
 
-static char *learned_summary(const ClScene *scene, const ClParam *params, int count, const ClLearningTrace *t,
-							 char **full)
+/* Once per run: the parameters' names, and which of them the table shows. */
+static void name_parameters(ClLearningView *self)
 {
-	GString *brief = g_string_new(NULL), *all = g_string_new(NULL);
-	int controls = 0;
-	for (int k = 0; k < count && k < t->value_count; k++) {
+	g_clear_pointer(&self->param_names, g_strfreev);
+	g_array_set_size(self->brief, 0);
+	if (!self->job)
+		return;
+	const ClScene *scene = cl_learning_job_scene(self->job);
+	int count, controls = 0;
+	const ClParam *params = cl_learning_job_params(self->job, &count);
+	self->param_names = g_new0(char *, (gsize)count + 1);
+	for (int k = 0; k < count; k++) {
 		char name[CL_NAME_MAX];
 		cl_param_name(scene, &params[k], name, sizeof name);
-		g_string_append_printf(all, "%s%s = %s", all->len ? "\n" : "", name, cl_format_number(t->values[k]).text);
+		self->param_names[k] = g_strdup(name);
 		if (params[k].target == CL_PARAM_CONTROL) {
 			/* a control sequence: its first and last interval are enough for the table */
 			if (params[k].step != 0 && params[k].step != scene->steps - 1)
@@ -131,12 +151,33 @@ static char *learned_summary(const ClScene *scene, const ClParam *params, int co
 			if (controls++ >= 4)
 				continue;
 		}
+		g_array_append_val(self->brief, k);
+	}
+}
+
+/* The table's few values: a handful of formatted numbers, whatever the parameter count. */
+static char *brief_summary(ClLearningView *self, const ClLearningTrace *t)
+{
+	GString *brief = g_string_new(NULL);
+	for (guint i = 0; i < self->brief->len; i++) {
+		int k = g_array_index(self->brief, int, i);
+		if (k >= t->value_count)
+			break;
 		char value[32];
 		g_snprintf(value, sizeof value, "%.4g", t->values[k]);
-		g_string_append_printf(brief, "%s%s = %s", brief->len ? ", " : "", name, value);
+		g_string_append_printf(brief, "%s%s = %s", brief->len ? ", " : "", self->param_names[k], value);
 	}
-	*full = g_string_free(all, FALSE);
 	return g_string_free(brief, FALSE);
+}
+
+/* Every learned value, one a line (the cell's tooltip). */
+static char *full_summary(ClLearningView *self, const ClLearningTrace *t)
+{
+	GString *all = g_string_new(NULL);
+	for (int k = 0; self->param_names && self->param_names[k] && k < t->value_count; k++)
+		g_string_append_printf(all, "%s%s = %s", all->len ? "\n" : "", self->param_names[k],
+							   cl_format_number(t->values[k]).text);
+	return g_string_free(all, FALSE);
 }
 
 static GtkWidget *cell(const char *text, const char *css)
@@ -149,55 +190,111 @@ static GtkWidget *cell(const char *text, const char *css)
 	return label;
 }
 
-static void rebuild_table(ClLearningView *self)
+static void set_css_class(GtkWidget *widget, const char *css, gboolean on)
+{
+	if (on)
+		gtk_widget_add_css_class(widget, css);
+	else
+		gtk_widget_remove_css_class(widget, css);
+}
+
+/* A running backend's values change every iteration: its tooltip is written
+ * when it is shown, not at every update. A finished one has it set. */
+static gboolean values_tooltip(GtkWidget *values, int x, int y, gboolean keyboard, GtkTooltip *tooltip,
+							   ClLearningView *self)
+{
+	(void)x, (void)y, (void)keyboard;
+	int i = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(values), "cl-row"));
+	if (!self->job || i >= self->trace_count || self->traces[i].finished)
+		return FALSE; /* the text set on the label */
+	char *full = full_summary(self, &self->traces[i]);
+	gtk_tooltip_set_text(tooltip, full);
+	g_free(full);
+	return TRUE;
+}
+
+/* The header and one row of empty cells per backend of the shown run. */
+static void reset_table(ClLearningView *self)
 {
 	GtkWidget *child;
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->table))))
 		gtk_grid_remove(self->table, child);
+	g_clear_pointer(&self->rows, g_free);
+	self->table_job = self->job;
 	if (!self->job)
 		return;
-	const ClScene *scene = cl_learning_job_scene(self->job);
-	int count;
-	const ClParam *params = cl_learning_job_params(self->job, &count);
 	static const char *const headers[] = {"Backend", "Status", "Iterations", "Final loss (own dynamics)",
 										  "Loss under exact dynamics", "Walls reached", "Learned parameters"};
 	for (int c = 0; c < (int)G_N_ELEMENTS(headers); c++)
 		gtk_grid_attach(self->table, cell(headers[c], "column-header"), c, 0, 1, 1);
+	self->rows = g_new0(TableRow, (gsize)MAX(self->trace_count, 1));
 	for (int i = 0; i < self->trace_count; i++) {
-		const ClLearningTrace *t = &self->traces[i];
+		TableRow *r = &self->rows[i];
 		int row = i + 1;
-		gtk_grid_attach(self->table, cell(cl_backend_info(t->backend)->id, "row-header"), 0, row, 1, 1);
-		const char *state = !t->finished ? (self->running ? "running" : "stopped") : cl_status_name(t->status.code);
-		GtkWidget *status = cell(state, t->finished && t->status.code != CL_STATUS_OK ? "not-ok" : NULL);
-		if (t->status.message[0])
-			gtk_widget_set_tooltip_text(status, t->status.message);
-		gtk_grid_attach(self->table, status, 1, row, 1, 1);
-		char text[64];
-		g_snprintf(text, sizeof text, "%d", t->iterations);
-		gtk_grid_attach(self->table, cell(text, "numeric"), 2, row, 1, 1);
-		g_snprintf(text, sizeof text, "%.6g", t->final_loss);
-		gtk_grid_attach(self->table, cell(t->finished ? text : "", "numeric"), 3, row, 1, 1);
-		g_snprintf(text, sizeof text, "%.6g", t->exact_loss);
-		/* a backend "wins" only if its result is also good under the true dynamics */
-		GtkWidget *exact = cell(t->finished ? text : "", "numeric");
-		if (t->finished && isfinite(t->exact_loss) && isfinite(t->final_loss) &&
-			t->exact_loss > 1.5 * t->final_loss + 1e-9)
-			gtk_widget_add_css_class(exact, "worse-under-exact");
-		gtk_grid_attach(self->table, exact, 4, row, 1, 1);
-		char *mode = cl_learning_mode_label(scene, t, " → ");
-		gtk_grid_attach(self->table, cell(mode ? mode : "", NULL), 5, row, 1, 1);
-		g_free(mode);
-		char *full;
-		char *brief = learned_summary(scene, params, count, t, &full);
-		GtkWidget *values = cell(brief, "numeric");
-		gtk_label_set_ellipsize(GTK_LABEL(values), PANGO_ELLIPSIZE_END);
-		gtk_label_set_max_width_chars(GTK_LABEL(values), 60);
-		gtk_widget_set_tooltip_text(values, full);
-		gtk_label_set_selectable(GTK_LABEL(values), TRUE);
-		gtk_grid_attach(self->table, values, 6, row, 1, 1);
-		g_free(brief);
-		g_free(full);
+		gtk_grid_attach(self->table, cell(cl_backend_info(self->traces[i].backend)->id, "row-header"), 0, row, 1, 1);
+		GtkWidget **cells[] = {&r->status, &r->iterations, &r->final_loss, &r->exact, &r->walls, &r->values};
+		for (int c = 0; c < (int)G_N_ELEMENTS(cells); c++) {
+			*cells[c] = cell("", c == 0 || c == 4 ? NULL : "numeric");
+			gtk_grid_attach(self->table, *cells[c], c + 1, row, 1, 1);
+		}
+		gtk_label_set_ellipsize(GTK_LABEL(r->values), PANGO_ELLIPSIZE_END);
+		gtk_label_set_max_width_chars(GTK_LABEL(r->values), 60);
+		gtk_label_set_selectable(GTK_LABEL(r->values), TRUE);
+		g_object_set_data(G_OBJECT(r->values), "cl-row", GINT_TO_POINTER(i));
+		g_signal_connect(r->values, "query-tooltip", G_CALLBACK(values_tooltip), self);
+		r->iterations_shown = -1;
 	}
+}
+
+static void update_row(ClLearningView *self, int i)
+{
+	const ClScene *scene = cl_learning_job_scene(self->job);
+	const ClLearningTrace *t = &self->traces[i];
+	TableRow *r = &self->rows[i];
+	const char *state = !t->finished ? (self->running ? "running" : "stopped") : cl_status_name(t->status.code);
+	gtk_label_set_text(GTK_LABEL(r->status), state);
+	set_css_class(r->status, "not-ok", t->finished && t->status.code != CL_STATUS_OK);
+	gtk_widget_set_tooltip_text(r->status, t->status.message[0] ? t->status.message : NULL);
+	char text[64];
+	g_snprintf(text, sizeof text, "%d", t->iterations);
+	gtk_label_set_text(GTK_LABEL(r->iterations), text);
+	g_snprintf(text, sizeof text, "%.6g", t->final_loss);
+	gtk_label_set_text(GTK_LABEL(r->final_loss), t->finished ? text : "");
+	g_snprintf(text, sizeof text, "%.6g", t->exact_loss);
+	gtk_label_set_text(GTK_LABEL(r->exact), t->finished ? text : "");
+	/* a backend "wins" only if its result is also good under the true dynamics */
+	set_css_class(r->exact, "worse-under-exact",
+				  t->finished && isfinite(t->exact_loss) && isfinite(t->final_loss) &&
+					  t->exact_loss > 1.5 * t->final_loss + 1e-9);
+	char *mode = cl_learning_mode_label(scene, t, " → ");
+	gtk_label_set_text(GTK_LABEL(r->walls), mode ? mode : "");
+	g_free(mode);
+	char *brief = brief_summary(self, t);
+	gtk_label_set_text(GTK_LABEL(r->values), brief);
+	g_free(brief);
+	if (t->finished && !r->finished_shown) {
+		char *full = full_summary(self, t);
+		gtk_widget_set_tooltip_text(r->values, full);
+		g_free(full);
+	} else if (!t->finished) {
+		gtk_widget_set_tooltip_text(r->values, NULL);
+		gtk_widget_set_has_tooltip(r->values, TRUE); /* values_tooltip writes it */
+	}
+	r->iterations_shown = t->iterations;
+	r->finished_shown = t->finished;
+}
+
+/* The rows whose backend moved on since they were filled; all with force
+ * (the run ended: running rows become stopped). */
+static void update_table(ClLearningView *self, gboolean force)
+{
+	if (self->table_job != self->job)
+		reset_table(self);
+	for (int i = 0; self->job && i < self->trace_count; i++)
+		if (force || self->rows[i].iterations_shown != self->traces[i].iterations ||
+			self->rows[i].finished_shown != self->traces[i].finished)
+			update_row(self, i);
+	self->table_updated = g_get_monotonic_time();
 }
 
 static void rebuild_figure(ClLearningView *self)
@@ -211,12 +308,14 @@ static void rebuild_figure(ClLearningView *self)
 	const ClParam *params = cl_learning_job_params(self->job, &count);
 	char label[128];
 	double ref = reference(self, scene, label, sizeof label);
+	self->curves = g_renew(ClLearningCurves, self->curves, (gsize)MAX(self->trace_count, 1));
 	ClPlotFigure *figure = cl_learning_figure(scene, params, count, cl_learning_job_tracked(self->job), self->traces,
 											  self->trace_count, gtk_check_button_get_active(self->log_scale), ref,
-											  label);
+											  label, self->curves);
 	cl_plot_view_set_figure(self->plot, figure);
 }
 
+/* Everything from a whole copy of the run (its start and its end). */
 static void refresh(ClLearningView *self)
 {
 	if (self->job) {
@@ -224,7 +323,22 @@ static void refresh(ClLearningView *self)
 		self->traces = cl_learning_job_copy_traces(self->job, &self->trace_count);
 	}
 	rebuild_figure(self);
-	rebuild_table(self);
+	update_table(self, TRUE);
+}
+
+/* While it runs: only what changed since the last tick. */
+static void refresh_live(ClLearningView *self)
+{
+	cl_learning_job_update_traces(self->job, self->traces, self->trace_count);
+	int count;
+	const ClParam *params = cl_learning_job_params(self->job, &count);
+	if (cl_learning_figure_grow(cl_learning_job_scene(self->job), params, count, cl_learning_job_tracked(self->job),
+								self->traces, self->trace_count, self->curves))
+		gtk_widget_queue_draw(GTK_WIDGET(self->plot));
+	else
+		rebuild_figure(self);
+	if (g_get_monotonic_time() - self->table_updated >= TABLE_UPDATE_MS * 1000)
+		update_table(self, FALSE);
 }
 
 static void options_changed(ClLearningView *self)
@@ -268,7 +382,7 @@ static gboolean tick(gpointer data)
 	ClLearningView *self = data;
 	if (self->job) {
 		gtk_progress_bar_set_fraction(self->progress, cl_learning_job_progress(self->job));
-		refresh(self);
+		refresh_live(self);
 		set_status(self, NULL);
 	}
 	return G_SOURCE_CONTINUE;
@@ -341,6 +455,8 @@ gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **
 	cl_learning_view_cancel(self);
 	g_clear_object(&self->job);
 	self->job = job;
+	self->table_job = NULL; /* new rows */
+	name_parameters(self);
 	self->running = TRUE;
 	self->complete = FALSE;
 	self->started = g_get_monotonic_time();
@@ -478,6 +594,10 @@ static void cl_learning_view_finalize(GObject *object)
 {
 	ClLearningView *self = CL_LEARNING_VIEW(object);
 	cl_learning_traces_free(self->traces, self->trace_count);
+	g_free(self->curves);
+	g_free(self->rows);
+	g_strfreev(self->param_names);
+	g_array_free(self->brief, TRUE);
 	g_ptr_array_free(self->parameter_checks, TRUE);
 	g_free(self->signature);
 	G_OBJECT_CLASS(cl_learning_view_parent_class)->finalize(object);
@@ -516,6 +636,7 @@ static void cl_learning_view_init(ClLearningView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->parameter_checks = g_ptr_array_new();
+	self->brief = g_array_new(FALSE, FALSE, sizeof(int));
 	cl_plot_view_set_export_name(self->plot, "learning-curves");
 	cl_plot_view_set_export_size(self->plot, 620, 300);
 	cl_plot_view_set_crosshair(self->plot, FALSE);

@@ -6,17 +6,8 @@
 set -u
 APP=io.github.contactlab.ContactLab
 WIN=/io/github/contactlab/ContactLab/window/1
-for tool in gdbus gapplication compare identify; do
-	command -v $tool >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
-done
-[ -n "${DISPLAY:-}" ] || { echo "1..0 # SKIP no display"; exit 0; }
-# a private session bus: the app's actions and nothing else on it
-if [ -z "${CL_E2E_IN_SESSION:-}" ]; then
-	command -v dbus-run-session >/dev/null || { echo "1..0 # SKIP dbus-run-session is not installed"; exit 0; }
-	# TAP goes to fd 3: the session's at-spi registry prints on stdout
-	exec 3>&1
-	CL_E2E_IN_SESSION=1 TAP_FD=3 exec dbus-run-session -- "$0" "$@" >&2
-fi
+. "$(dirname "$0")/session.sh"
+e2e_session gdbus gapplication compare identify
 
 export GSETTINGS_BACKEND=memory GSK_RENDERER=cairo LC_ALL=C.UTF-8
 unset GTK_A11Y

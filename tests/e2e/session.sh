@@ -1,0 +1,16 @@
+# Sourced by the end-to-end scripts that drive the GUI over D-Bus actions:
+# e2e_session TOOL... reports a TAP skip and exits without one of the tools
+# or without an X display; otherwise, the first time, it runs the script
+# again inside a private session bus (the app's actions and nothing else on
+# it), with TAP on fd 3 since the session's at-spi registry prints on stdout.
+e2e_session() {
+	local tool
+	for tool in "$@" dbus-run-session; do
+		command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+	done
+	[ -n "${DISPLAY:-}" ] || { echo "1..0 # SKIP no display"; exit 0; }
+	if [ -z "${CL_E2E_IN_SESSION:-}" ]; then
+		exec 3>&1
+		CL_E2E_IN_SESSION=1 TAP_FD=3 exec dbus-run-session -- "$0" >&2
+	fi
+}
