@@ -1,5 +1,6 @@
 #include "cl-learning-view.h"
 
+#include "cl-job-watch.h"
 #include "cl-learning-job.h"
 #include "cl-window.h"
 #include "learning-report.h"
@@ -43,7 +44,7 @@ struct _ClLearningView {
 	GPtrArray *parameter_checks; /* GtkCheckButton, labelled with the parameter name */
 	char *signature;             /* of the scene the checks were made for */
 	ClLearningJob *job;          /* the running or shown run */
-	GCancellable *cancellable;
+	ClJobWatch watch; /* its cancellable and live-update timer while it runs */
 	gboolean running, complete;
 	ClLearningTrace *traces; /* the last copy shown */
 	int trace_count;
@@ -53,7 +54,6 @@ struct _ClLearningView {
 	ClLearningJob *table_job; /* the run the rows were made for (borrowed) */
 	TableRow *rows;
 	gint64 started, table_updated;
-	guint tick_source;
 };
 
 G_DEFINE_FINAL_TYPE(ClLearningView, cl_learning_view, GTK_TYPE_WIDGET)
@@ -396,8 +396,7 @@ static void run_done(GObject *source, GAsyncResult *result, gpointer data)
 	if (job == self->job && self->running) {
 		self->running = FALSE;
 		self->complete = ok;
-		g_clear_object(&self->cancellable);
-		g_clear_handle_id(&self->tick_source, g_source_remove);
+		cl_job_watch_finish(&self->watch);
 		if (ok)
 			gtk_progress_bar_set_fraction(self->progress, 1);
 		refresh(self);
@@ -460,10 +459,9 @@ gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **
 	self->running = TRUE;
 	self->complete = FALSE;
 	self->started = g_get_monotonic_time();
-	self->cancellable = g_cancellable_new();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	cl_learning_job_run_async(job, self->cancellable, run_done, g_object_ref(self));
-	self->tick_source = g_timeout_add(LIVE_UPDATE_MS, tick, self);
+	GCancellable *cancellable = cl_job_watch_start(&self->watch, LIVE_UPDATE_MS, tick, self);
+	cl_learning_job_run_async(job, cancellable, run_done, g_object_ref(self));
 	refresh(self);
 	update_sensitivity(self);
 	set_status(self, NULL);
@@ -472,8 +470,7 @@ gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **
 
 void cl_learning_view_cancel(ClLearningView *self)
 {
-	if (self->cancellable)
-		g_cancellable_cancel(self->cancellable);
+	cl_job_watch_cancel(&self->watch);
 }
 
 gboolean cl_learning_view_is_busy(ClLearningView *self)
@@ -579,9 +576,7 @@ void cl_learning_view_set_window(ClLearningView *self, ClWindow *window)
 static void cl_learning_view_dispose(GObject *object)
 {
 	ClLearningView *self = CL_LEARNING_VIEW(object);
-	cl_learning_view_cancel(self);
-	g_clear_object(&self->cancellable);
-	g_clear_handle_id(&self->tick_source, g_source_remove);
+	cl_job_watch_clear(&self->watch);
 	g_clear_object(&self->job);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_LEARNING_VIEW);
 	GtkWidget *child;
