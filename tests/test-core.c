@@ -46,6 +46,21 @@ static void test_params(void)
 	g_assert_nonnull(strstr(message, "no ball"));
 	g_assert_false(cl_param_parse(s, "ball1.control[480].x", &p, message, sizeof message));
 	g_assert_true(cl_param_parse(s, "elasticity", &p, message, sizeof message));
+
+	/* a parameter parsed for one scene may not fit another (the heatmap view's
+	 * sweep after Open of a smaller scene): fits says so before get or set */
+	ClParam velocity, control;
+	g_assert_true(cl_param_parse(s, "ball2.velocity.x", &velocity, message, sizeof message));
+	g_assert_true(cl_param_parse(s, "ball1.control[400].x", &control, message, sizeof message));
+	g_assert_true(cl_param_fits(s, &velocity) && cl_param_fits(s, &control) && cl_param_fits(s, &p));
+	ClScene *one_ball = cl_test_task1();
+	g_assert_false(cl_param_fits(one_ball, &velocity));
+	g_assert_true(cl_param_fits(one_ball, &control)); /* its ball1 has 480 steps too */
+	g_assert_true(cl_param_fits(one_ball, &p));
+	cl_scene_free(one_ball);
+	cl_scene_set_steps(s, 240);
+	g_assert_false(cl_param_fits(s, &control));
+	g_assert_true(cl_param_fits(s, &velocity));
 	cl_scene_free(s);
 }
 

@@ -354,6 +354,12 @@ static void pick(ClPlotView *plot, int row, int col, double x, double y, ClHeatm
 		return;
 	const ClSweepDef *def = cl_heatmap_job_def(self->job);
 	ClScene *scene = cl_window_get_scene(self->window);
+	/* the sweep's parameters name balls of the scene it was made for */
+	if (self->stale || !cl_param_fits(scene, &def->x.param) || !cl_param_fits(scene, &def->y.param)) {
+		gtk_label_set_text(self->status, "This heatmap was computed for another scene: compute it again to pick a "
+										 "cell.");
+		return;
+	}
 	ClScene *before = cl_scene_copy(scene);
 	double vx = cl_sweep_axis_value(&def->x, cell_index(&def->x, x));
 	double vy = cl_sweep_axis_value(&def->y, cell_index(&def->y, y));
@@ -596,7 +602,8 @@ static gboolean still_valid(ClHeatmapView *self, const ClScene *scene)
 {
 	const ClSweepDef *def = cl_heatmap_job_def(self->job);
 	const ClScene *swept = cl_heatmap_job_scene(self->job);
-	if (scene->ball_count != swept->ball_count)
+	if (scene->ball_count != swept->ball_count || scene->steps != swept->steps ||
+		!cl_param_fits(scene, &def->x.param) || !cl_param_fits(scene, &def->y.param))
 		return FALSE;
 	ClScene *copy = cl_scene_copy(scene);
 	cl_param_set(copy, &def->x.param, cl_param_get(swept, &def->x.param));

@@ -136,6 +136,26 @@ static ClVec2 control_at(const ClScene *scene, const ClBall *ball, int step)
 	return (ClVec2){0.0, 0.0};
 }
 
+bool cl_param_fits(const ClScene *scene, const ClParam *param)
+{
+	switch (param->target) {
+	case CL_PARAM_CONTROL:
+		return param->ball >= 0 && param->ball < scene->ball_count && param->step >= 0 &&
+			   param->step < scene->steps;
+	case CL_PARAM_POSITION:
+	case CL_PARAM_VELOCITY:
+	case CL_PARAM_RADIUS:
+	case CL_PARAM_MASS:
+		return param->ball >= 0 && param->ball < scene->ball_count;
+	case CL_PARAM_ELASTICITY:
+	case CL_PARAM_FRICTION:
+	case CL_PARAM_DURATION:
+	case CL_PARAM_GRAVITY:
+		return true;
+	}
+	return false;
+}
+
 double cl_param_get(const ClScene *scene, const ClParam *param)
 {
 	ClScene *s = (ClScene *)scene; /* axis_of only reads here */

@@ -178,6 +178,10 @@ typedef struct ClParam {
 
 bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size);
 void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_t size);
+/* True when the scene has what the parameter names (its ball, its control
+ * step): a parameter parsed for one scene may not fit another. get and set
+ * need a parameter that fits. */
+bool cl_param_fits(const ClScene *scene, const ClParam *param);
 double cl_param_get(const ClScene *scene, const ClParam *param);
 void cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
