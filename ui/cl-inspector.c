@@ -346,9 +346,20 @@ static void build_scene_section(ClInspector *self, const ClScene *s)
 
 static void build_selection_section(ClInspector *self, const ClScene *s, ClPick pick)
 {
+	gboolean ball = (pick.kind == CL_PICK_BALL || pick.kind == CL_PICK_VELOCITY) && pick.index < s->ball_count;
+	gboolean wall = (pick.kind == CL_PICK_WALL || pick.kind == CL_PICK_WALL_ROTATE) && pick.index < s->wall_count;
+	if (!ball && !wall) {
+		gtk_box_append(GTK_BOX(self->box), heading("Selection"));
+		GtkWidget *hint = gtk_label_new("Click a ball or a wall on the canvas to edit it here.");
+		gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
+		gtk_label_set_xalign(GTK_LABEL(hint), 0);
+		gtk_widget_add_css_class(hint, "dim-label");
+		gtk_box_append(GTK_BOX(self->box), hint);
+		return;
+	}
 	GtkWidget *grid = new_grid();
 	int row = 0;
-	if ((pick.kind == CL_PICK_BALL || pick.kind == CL_PICK_VELOCITY) && pick.index < s->ball_count) {
+	if (ball) {
 		int i = pick.index;
 		const char *id = s->balls[i].id;
 		char *title = g_strdup_printf("Ball “%s”", id);
@@ -389,7 +400,7 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 			gtk_grid_attach(GTK_GRID(grid), note, 0, row++, 3, 1);
 		}
 #undef BALL_FIELD
-	} else if ((pick.kind == CL_PICK_WALL || pick.kind == CL_PICK_WALL_ROTATE) && pick.index < s->wall_count) {
+	} else {
 		int i = pick.index;
 		const char *id = s->walls[i].id;
 		char *title = g_strdup_printf("Wall “%s” (half-plane)", id);
@@ -405,14 +416,6 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 		WALL_FIELD(F_WALL_NX, "Normal x", "normal x", NULL, "Points into the free side; normalised by the loader");
 		WALL_FIELD(F_WALL_NY, "Normal y", "normal y", NULL, "Points into the free side; normalised by the loader");
 #undef WALL_FIELD
-	} else {
-		gtk_box_append(GTK_BOX(self->box), heading("Selection"));
-		GtkWidget *hint = gtk_label_new("Click a ball or a wall on the canvas to edit it here.");
-		gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
-		gtk_label_set_xalign(GTK_LABEL(hint), 0);
-		gtk_widget_add_css_class(hint, "dim-label");
-		gtk_box_append(GTK_BOX(self->box), hint);
-		return;
 	}
 	gtk_box_append(GTK_BOX(self->box), grid);
 }
