@@ -830,10 +830,32 @@ static const GActionEntry lesson_actions[] = {
 	{.name = "lesson-state", .state = "''"},
 };
 
+/* The step and the handout: their callbacks then only drop their references. */
+static void stop_work(ClLessonPanel *self)
+{
+	cancel_step(self);
+	if (self->export_task) {
+		((ExportJob *)g_task_get_task_data(self->export_task))->cancel = 1;
+		g_clear_object(&self->export_task);
+	}
+	g_clear_handle_id(&self->export_source, g_source_remove);
+}
+
+/* A running step or export holds a reference to this panel, so the window can
+ * go first (app.quit while computing): the work stops with it, and nothing
+ * reaches the window after. */
+static void window_destroyed(ClWindow *window, ClLessonPanel *self)
+{
+	(void)window;
+	stop_work(self);
+	self->window = NULL;
+}
+
 void cl_lesson_panel_set_window(ClLessonPanel *self, ClWindow *window)
 {
 	self->window = window;
 	g_object_set_data(G_OBJECT(window), "cl-lesson-panel", self);
+	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
 	g_action_map_add_action_entries(G_ACTION_MAP(window), lesson_actions, G_N_ELEMENTS(lesson_actions), window);
 	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
 	GtkWidget *stack = gtk_widget_get_parent(GTK_WIDGET(self));
@@ -856,12 +878,7 @@ void cl_lesson_panel_set_window(ClLessonPanel *self, ClWindow *window)
 static void cl_lesson_panel_dispose(GObject *object)
 {
 	ClLessonPanel *self = CL_LESSON_PANEL(object);
-	cancel_step(self);
-	if (self->export_task) {
-		((ExportJob *)g_task_get_task_data(self->export_task))->cancel = 1;
-		g_clear_object(&self->export_task);
-	}
-	g_clear_handle_id(&self->export_source, g_source_remove);
+	stop_work(self);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_LESSON_PANEL);
 	GtkWidget *child;
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
