@@ -25,6 +25,8 @@ import time
 import pyatspi
 from gi.repository import Gio, GLib
 
+from e2e_tap import wait_for
+
 APP_ID = "io.github.contactlab.ContactLab"
 WINDOW = "/io/github/contactlab/ContactLab/window/1"
 EXE = os.environ["CONTACTLAB"]
@@ -44,15 +46,6 @@ def check(ok, name, detail=""):
     for line in str(detail).splitlines()[:20] if detail and not ok else []:
         print("# " + line, file=tap)
 
-
-def wait_for(predicate, timeout=60.0, step=0.1):
-    end = time.time() + timeout
-    while time.time() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return None
 
 
 bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
