@@ -164,11 +164,42 @@ static void test_every_backend(gconstpointer data)
 	cl_scene_free(s);
 }
 
+/* A nearly inelastic rack: its impacts do not die out (max_events in
+ * interval after interval), so the exact run stops at its impact budget
+ * with a reason instead of taking minutes; a smaller budget stops it sooner. */
+static void test_impact_budget(void)
+{
+	int exact = cl_test_backend("exact");
+	ClScene *s = cl_test_billiards(30);
+	s->elasticity = 0.004;
+	int steps_done[2];
+	for (int k = 0; k < 2; k++) {
+		if (k == 1)
+			g_assert_true(cl_scene_set_backend_param(s, exact, "max_impacts", 5000, NULL, 0));
+		ClRollout *r = cl_rollout_new(s, exact);
+		g_assert_false(cl_rollout_run(r, NULL, NULL, true));
+		const ClStatus *status = cl_rollout_status(r);
+		g_test_message("max_impacts %g: %s at step %d: %s", cl_scene_backend_param(s, exact, "max_impacts"),
+					   cl_status_name(status->code), status->step, status->message);
+		g_assert_cmpint(status->code, ==, CL_STATUS_IMPACT_LIMIT);
+		g_assert_true(cl_status_is_fatal(status->code));
+		g_assert_nonnull(strstr(status->message, "max_impacts"));
+		g_assert_cmpint(cl_rollout_event_count(r), ==, (int)cl_scene_backend_param(s, exact, "max_impacts") + 1);
+		steps_done[k] = cl_rollout_steps_done(r);
+		g_assert_cmpint(steps_done[k], <, s->steps);
+		g_assert_true(isnan(cl_rollout_loss(r)));
+		cl_rollout_free(r);
+	}
+	g_assert_cmpint(steps_done[1], <, steps_done[0]);
+	cl_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/scale/exact-break", test_exact_break);
 	g_test_add_func("/scale/tape-is-block-sparse", test_tape_is_block_sparse);
+	g_test_add_func("/scale/impact-budget", test_impact_budget);
 	for (int b = 0; b < cl_backend_count(); b++) {
 		char *path = g_strdup_printf("/scale/break-30/%s", cl_backend_info(b)->id);
 		g_test_add_data_func(path, GINT_TO_POINTER(b), test_every_backend);

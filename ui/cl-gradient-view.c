@@ -148,6 +148,8 @@ static const char *status_explanation(ClStatusCode code)
 		return "the contact solver did not converge";
 	case CL_STATUS_UNSUPPORTED:
 		return "this backend cannot simulate this scene";
+	case CL_STATUS_IMPACT_LIMIT:
+		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
 	case CL_STATUS_CANCELLED:
 		return "cancelled";
 	case CL_STATUS_COUNT:

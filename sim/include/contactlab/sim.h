@@ -243,6 +243,7 @@ typedef enum ClStatusCode {
 	CL_STATUS_NOT_FINITE,     /* a NaN or Inf appeared */
 	CL_STATUS_SOLVER_FAILED,  /* an LCP / QP did not converge */
 	CL_STATUS_UNSUPPORTED,    /* the backend cannot simulate this scene */
+	CL_STATUS_IMPACT_LIMIT,   /* exact: the rollout's impact budget ran out */
 	CL_STATUS_CANCELLED,
 	CL_STATUS_COUNT
 } ClStatusCode;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PARAM_RESTING_SPEED, PARAM_MAX_EVENTS };
+enum { PARAM_RESTING_SPEED, PARAM_MAX_EVENTS, PARAM_MAX_IMPACTS };
 
 /* Thresholds, relative to the scene's scales (see exact_create):
  * a gap within GAP_TOLERANCE·L counts as touching (about 10⁷ ulps of a
@@ -30,6 +30,9 @@ typedef struct ExactWorkspace {
 	double resting_speed;  /* speed: slower impacts are grazing or resting */
 	double time_tolerance; /* time */
 	int max_events;
+	/* impacts of the whole rollout, and its budget: a nearly inelastic
+	 * cluster hits max_events in every interval, which would take minutes */
+	long impacts, max_impacts;
 	double *accel;           /* 2 per ball: the effective acceleration of the segment */
 	unsigned char *resting;  /* ball_count × wall_count: resting contacts of the segment */
 	unsigned char *disabled; /* ball_count²: pairs in resting contact, skipped for the interval */
@@ -83,6 +86,7 @@ static void *exact_create(const ClScene *scene, const double *params)
 	w->resting_speed = params[PARAM_RESTING_SPEED] * speed;
 	w->time_tolerance = TIME_TOLERANCE * cl_scene_dt(scene);
 	w->max_events = (int)params[PARAM_MAX_EVENTS];
+	w->max_impacts = (long)params[PARAM_MAX_IMPACTS];
 	return w;
 }
 
@@ -822,6 +826,7 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 		w->last_time = -INFINITY;
 		w->last_ball = -1;
 		w->last_other = 0;
+		w->impacts = 0;
 	}
 	if (w->any_disabled) {
 		memset(w->disabled, 0, (size_t)nb * (size_t)nb);
@@ -867,6 +872,14 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 			resolve_wall(&st, &e);
 		else
 			resolve_pair(&st, &e);
+		if (++w->impacts > w->max_impacts) {
+			cl_step_fail(ctx, CL_STATUS_IMPACT_LIMIT,
+						 "more than %ld impacts by t = %.9g s (max_impacts; the last between %s \"%s\" and \"%s\"): "
+						 "the impacts do not die out, as in a nearly inelastic cluster; the run stops here",
+						 w->max_impacts, absolute_time(&st), e.kind == EVENT_WALL ? "ball and wall" : "balls",
+						 ball_id(&st, e.ball), e.kind == EVENT_WALL ? wall_id(&st, e.other) : ball_id(&st, e.other));
+			return;
+		}
 		if (++events >= w->max_events) {
 			cl_step_fail(ctx, CL_STATUS_ZENO,
 						 "%d impacts in the control interval ending at t = %.9g s (the last between %s \"%s\" and "
@@ -886,6 +899,10 @@ static const ClParamDesc exact_params[] = {
 							 NULL},
 	[PARAM_MAX_EVENTS] = {"max_events", CL_PARAM_KIND_INT, 1000, 10, 1e6, "impacts",
 						  "impacts allowed in one control interval before it is declared Zeno", NULL},
+	[PARAM_MAX_IMPACTS] = {"max_impacts", CL_PARAM_KIND_INT, 50000, 100, 1e9, "impacts",
+						   "impacts allowed in the whole run before it is stopped (impact-limit): bounds the time "
+						   "and memory of scenes whose impacts never die out",
+						   NULL},
 };
 
 const ClBackend cl_backend_exact = {
@@ -909,10 +926,12 @@ const ClBackend cl_backend_exact = {
 			"resolved in sequence, order-dependent), resting contact / Zeno (slow impacts pushed into the "
 			"surface, or more than max_events impacts in one interval: the ball then rests and slides on a "
 			"wall without friction; a resting ball pair is left unresolved for that interval), and contacts "
-			"already active at t = 0 (one-sided gradient). L is the scene's extent, V = max(|v0|, L/T, "
+			"already active at t = 0 (one-sided gradient). A run whose impacts never die out (a nearly inelastic "
+			"cluster, max_events in interval after interval) is stopped after max_impacts impacts in all "
+			"(impact-limit), with no gradient. L is the scene's extent, V = max(|v0|, L/T, "
 			"sqrt(L|g|)), dt = T/N.",
 		.params = exact_params,
-		.param_count = 2,
+		.param_count = 3,
 	},
 	.create = exact_create,
 	.destroy = exact_destroy,
