@@ -2,7 +2,9 @@
 """Counts real test cases in meson's testlog.json files and prints, as the
 last line, "N passed, N failed, N skipped". A TAP test counts its `ok` /
 `not ok` lines; a test program that failed without reporting a failed case
-(crash, timeout, bail out) counts as one more failure. An argument NAME=RC
+(crash, timeout, bail out) counts as one more failure. For each failed
+program its failed cases, its notes and the end of its output go to stderr
+(CI's log keeps only its tail). An argument NAME=RC
 (a check run outside meson, such as the fuzzers) counts as one test that
 passed when RC is 0. Exit 1 on any failure."""
 import json
@@ -11,6 +13,22 @@ import sys
 
 TAP = re.compile(r"^(ok|not ok)\b(.*)$")
 SKIP = re.compile(r"#\s*skip", re.IGNORECASE)
+
+
+def explain(path, record):
+    """What a failed test program printed that says why: its failed cases with
+    their comment lines and its last lines, at most 40 lines in all."""
+    lines = (record.get("stdout") or "").splitlines()
+    keep = []
+    for i, line in enumerate(lines):
+        if line.startswith("not ok"):
+            keep.append(line)
+            keep.extend(l for l in lines[i + 1:i + 9] if l.startswith("#"))
+    shown = (keep[:28] + ["(its last lines)"] + lines[-12:])
+    print(f"{path}: {record.get('name')} ({record.get('result')}, {record.get('duration', 0):.0f} s):",
+          file=sys.stderr)
+    for line in shown:
+        print(f"    {line}", file=sys.stderr)
 
 
 def tally(path):
@@ -36,6 +54,8 @@ def tally(path):
                     passed += 1
             failed += cases_failed
             program_failed = result not in ("OK", "SKIP", "EXPECTEDFAIL")
+            if program_failed:
+                explain(path, record)
             if program_failed and cases_failed == 0:
                 failed += 1
                 print(f"{path}: {record.get('name')}: {result} without a failed test case", file=sys.stderr)
