@@ -32,12 +32,19 @@ ok() { n=$((n + 1)); echo "ok $n - $1" >&"$tap"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1" >&"$tap"; shift; for line in "$@"; do echo "# $line" >&"$tap"; done; }
 note() { echo "# $*" >&"$tap"; }
 open_file() { gapplication action $APP open-file "'$1'"; }
-act() { gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.Activate "$1" "$2" '{}' >/dev/null; }
+act() { gdbus call --session --timeout 30 --dest $APP --object-path $WIN --method org.gtk.Actions.Activate "$1" "$2" '{}' >/dev/null; }
 owned() {
 	gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
 		--method org.freedesktop.DBus.NameHasOwner $APP 2>/dev/null | grep -q true
 }
 now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# note_slow START WHAT: a trial that took over 15 s is noted (a timeout's diagnosis)
+note_slow() {
+	local took
+	took=$(since "$1")
+	awk -v t="$took" 'BEGIN { exit !(t > 15) }' && note "$2 took $took s"
+}
 
 # start_app STATE: the GUI with its own state folder (where the recovery
 # file lives), not recomputing after each load (the machine stays as idle as it is)
@@ -181,7 +188,8 @@ set_up() {
 		# an export waits for the heatmap to be complete: a first one marks that
 		local ready="$work/ready-$RANDOM.csv"
 		act heatmap-export "[<'$ready'>]"
-		for _ in $(seq 1200); do [ -e "$ready" ] && break; sleep 0.05; done
+		for _ in $(seq 1200); do [ -e "$ready" ] && return 0; sleep 0.05; done
+		problems="$problems the heatmap was not ready in 60 s;"
 		;;
 	esac
 }
@@ -215,9 +223,11 @@ for kind in json png pdf csv; do
 		not_ok "$title: the saved scene loads"
 	problems=""
 	i=0
+	kind_start=$(now)
 	for round in $(seq "$rounds"); do
 		for delay in $(delays 0 "$total"); do
 			i=$((i + 1))
+			trial_start=$(now)
 			dir="$work/$kind-$i"
 			target="$dir/target.$kind"
 			mkdir -p "$dir"
@@ -231,9 +241,10 @@ for kind in json png pdf csv; do
 			kill_app "$dir"
 			wait $caller 2>/dev/null
 			judge $kind "$dir" "$target" "$work/old/target.$kind"
+			note_slow "$trial_start" "$kind, trial $i (delay $delay)"
 		done
 	done
-	note "$title: $total s uninterrupted"
+	note "$title: $total s uninterrupted; $i trials in $(since "$kind_start") s"
 	report $kind "$title" $i
 	[ $kind = json ] && save_time=$total
 done
@@ -247,9 +258,11 @@ kill_app
 problems=""
 restart_problems=""
 i=0
+kind_start=$(now)
 for round in $(seq "$rounds"); do
 	for delay in $(delays 0.9 "$(awk -v t="${save_time:-0.3}" 'BEGIN { print t + 0.1 }')"); do
 		i=$((i + 1))
+		trial_start=$(now)
 		state="$work/state-recovery-$i"
 		dir="$state/contactlab"
 		target="$dir/recovery.json"
@@ -271,8 +284,10 @@ for round in $(seq "$rounds"); do
 		[ -z "$left" ] || restart_problems="$restart_problems $i: $left;"
 		cmp -s "$target" "$work/recovery-old-$i" || valid recovery "$target" ||
 			restart_problems="$restart_problems $i: the recovery file changed;"
+		note_slow "$trial_start" "recovery, trial $i (delay $delay)"
 	done
 done
+note "recovery: $i trials in $(since "$kind_start") s"
 report recovery "recovery file (a 2 MB scene) replaced by the next autosave" $i
 if [ -z "$restart_problems" ] && [ "$i" -gt 0 ]; then
 	ok "the next start keeps that recovery file and clears what the killed autosave left"
