@@ -5,6 +5,9 @@ GCancellable *cl_job_watch_start(ClJobWatch *watch, guint interval_ms, GSourceFu
 	cl_job_watch_clear(watch);
 	watch->cancellable = g_cancellable_new();
 	watch->tick_source = g_timeout_add(interval_ms, tick, data);
+	watch->held = g_application_get_default();
+	if (watch->held)
+		g_application_hold(g_object_ref(watch->held));
 	return watch->cancellable;
 }
 
@@ -18,6 +21,10 @@ void cl_job_watch_finish(ClJobWatch *watch)
 {
 	g_clear_object(&watch->cancellable);
 	g_clear_handle_id(&watch->tick_source, g_source_remove);
+	if (watch->held) {
+		g_application_release(watch->held);
+		g_clear_object(&watch->held);
+	}
 }
 
 void cl_job_watch_clear(ClJobWatch *watch)

@@ -420,6 +420,47 @@ static void test_job_watch(void)
 	g_assert_cmpint(ticks, ==, 0);
 }
 
+/* A running job holds the application (closing the last window then waits
+ * for it to stop); finishing, superseding or clearing releases the hold. */
+static gboolean force_quit(gpointer data)
+{
+	g_object_set_data(data, "forced", GINT_TO_POINTER(1));
+	g_application_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+static void arm_force_quit(GApplication *app, guint *source)
+{
+	*source = g_timeout_add_seconds(5, force_quit, app);
+}
+
+static void test_job_watch_holds_app(void)
+{
+	GApplication *app = g_application_new("io.github.contactlab.JobWatchTest", G_APPLICATION_NON_UNIQUE);
+	g_application_set_default(app);
+	ClJobWatch watch = {0};
+	int ticks = 0;
+	cl_job_watch_start(&watch, 10, count_tick, &ticks);
+	g_assert_true(watch.held == app);
+	cl_job_watch_start(&watch, 10, count_tick, &ticks); /* supersedes: still one hold */
+	cl_job_watch_cancel(&watch);
+	g_assert_true(watch.held == app);
+	cl_job_watch_finish(&watch);
+	g_assert_null(watch.held);
+	cl_job_watch_start(&watch, 10, count_tick, &ticks);
+	cl_job_watch_clear(&watch);
+	g_assert_null(watch.held);
+	/* no hold left: run() returns after activate instead of waiting for
+	 * the 5 s quit (a leaked hold would keep it running until then) */
+	guint quit_source = 0;
+	g_signal_connect(app, "activate", G_CALLBACK(arm_force_quit), &quit_source);
+	g_assert_cmpint(g_application_run(app, 0, NULL), ==, 0);
+	g_assert_null(g_object_get_data(G_OBJECT(app), "forced"));
+	g_source_remove(quit_source);
+	g_application_set_default(NULL);
+	g_object_unref(app);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -430,6 +471,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
 	g_test_add_func("/gui-model/compute-job", test_compute_job);
 	g_test_add_func("/gui-model/job-watch", test_job_watch);
+	g_test_add_func("/gui-model/job-watch-holds-app", test_job_watch_holds_app);
 	g_test_add_func("/gui-model/learning-updates", test_learning_updates);
 	g_test_add_func("/gui-model/perturb-control", test_perturb_control);
 	return g_test_run();

@@ -627,10 +627,22 @@ static void scene_changed(ClWindow *window, ClHeatmapView *self)
 	set_status(self);
 }
 
+/* A closed window stops the sweep; the view outlives it until the sweep's
+ * callback (which holds it) has run, and must not touch the window then. */
+static void window_destroyed(GtkWidget *window, ClHeatmapView *self)
+{
+	(void)window;
+	cl_heatmap_view_cancel(self);
+	if (self->build_cancellable)
+		g_cancellable_cancel(self->build_cancellable);
+	self->window = NULL;
+}
+
 void cl_heatmap_view_set_window(ClHeatmapView *self, ClWindow *window)
 {
 	self->window = window;
 	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
+	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
 	refresh_parameters(self);
 	set_status(self);
 }

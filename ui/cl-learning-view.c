@@ -563,10 +563,20 @@ static void scene_changed(ClWindow *window, ClLearningView *self)
 	g_free(signature);
 }
 
+/* A closed window stops the run; the view outlives it until the run's
+ * callback (which holds it) has run, and must not touch the window then. */
+static void window_destroyed(GtkWidget *window, ClLearningView *self)
+{
+	(void)window;
+	cl_learning_view_cancel(self);
+	self->window = NULL;
+}
+
 void cl_learning_view_set_window(ClLearningView *self, ClWindow *window)
 {
 	self->window = window;
 	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
+	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
 	scene_changed(window, self);
 	set_status(self, NULL);
 }

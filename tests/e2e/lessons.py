@@ -265,7 +265,7 @@ def main():
         with open(os.path.join(work, "app.log")) as f:
             app_log = f.readlines()
         shutil.rmtree(work, ignore_errors=True)
-        check(rc == 0, "the app quit cleanly", "exit status %s; the end of its log:\n%s" % (rc, "".join(app_log[-15:])))
+        check(rc == 0, "the app quit cleanly", "exit status %s; the end of its log:\n%s" % (rc, "".join(app_log[-40:])))
         criticals = [line for line in app_log if "CRITICAL" in line or "Could not" in line]
         check(not criticals, "no critical messages or failures in the app's log", "".join(criticals[:5]))
     print("1..%d" % count, file=tap)

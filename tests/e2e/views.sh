@@ -105,6 +105,32 @@ shot learning
 gapplication action $APP quit
 wait $app
 check "the app quit cleanly" test $? -eq 0
+
+# ---- quit while a sweep and a learning run compute: both stop, the app
+# ends once they have called back (it holds itself until then), cleanly
+"$CONTACTLAB" >>"$work/app.log" 2>&1 &
+app=$!
+for _ in $(seq 100); do
+	gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.DescribeAll >/dev/null 2>&1 && break
+	sleep 0.1
+done
+gapplication action $APP load-preset "'task3-two-balls'"
+act learning-run "[<{'iterations': <100000>}>]"
+act heatmap-compute "[<{'x': <'ball1.velocity.x'>, 'y': <'ball1.velocity.y'>, 'x-min': <0.5>, 'x-max': <1.5>,
+	'y-min': <0.5>, 'y-max': <1.5>, 'resolution': <400>, 'quantity': <'loss'>}>]"
+sleep 1
+gapplication action $APP quit
+quit_start=$(date +%s.%N)
+for _ in $(seq 600); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
+if kill -0 $app 2>/dev/null; then
+	not_ok "quit while computing: the app ends within 60 s"
+	kill -9 $app
+else
+	ok "quit while computing: the app ends within 60 s ($(awk -v a="$quit_start" -v b="$(date +%s.%N)" \
+		'BEGIN { printf "%.1f", b - a }') s)"
+fi
+wait $app
+check "quit while computing: cleanly" test $? -eq 0
 if grep -q CRITICAL "$work/app.log"; then not_ok "no critical warnings" "$(grep CRITICAL "$work/app.log" | head -3)"; else ok "no critical warnings"; fi
 echo "1..$n" >&"$tap"
 exit $((failed > 0))
