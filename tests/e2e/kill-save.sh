@@ -66,12 +66,13 @@ start_app() {
 writing_in() { ls -l /proc/$app/fd 2>/dev/null | grep -qF -- " $1/"; }
 # wait_write DIR [PID]: until the app has a file open in DIR (a write under
 # way), or the request PID has ended, or 5 s have passed
+# (in integer milliseconds: awk prints t + 5 as %.6g, which rounds an epoch
+# time by up to 5 000 s, and the wait then lasted until CI's limit)
 wait_write() {
-	local end
-	end=$(awk -v t="$(now)" 'BEGIN { print t + 5 }')
+	local end=$(($(date +%s%3N) + 5000))
 	while ! writing_in "$1"; do
 		[ -z "${2:-}" ] || kill -0 "$2" 2>/dev/null || return 1
-		awk -v t="$(now)" -v e="$end" 'BEGIN { exit !(t > e) }' && return 1
+		[ "$(date +%s%3N)" -lt $end ] || return 1
 	done
 }
 # kill -9, noting first whether the app had a file open in $1 (a write under way)
