@@ -43,7 +43,6 @@ def check(ok, name, detail=""):
             print("# " + line, file=tap)
 
 
-
 bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 
 

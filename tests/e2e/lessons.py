@@ -47,7 +47,6 @@ def check(ok, name, detail=""):
         print("# " + line, file=tap)
 
 
-
 bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 
 

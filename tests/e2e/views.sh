@@ -29,14 +29,18 @@ shot() {
 	[ -n "$wid" ] && import -window "$wid" "$E2E_SCREENSHOTS/$1.png"
 }
 
-"$CONTACTLAB" >"$work/app.log" 2>&1 &
-app=$!
-for _ in $(seq 100); do
-	gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-		--method org.freedesktop.DBus.NameHasOwner $APP 2>/dev/null | grep -q true && break
-	sleep 0.1
-done
-sleep 1
+# start_app: the GUI, once its window answers over D-Bus
+start_app() {
+	"$CONTACTLAB" >>"$work/app.log" 2>&1 &
+	app=$!
+	for _ in $(seq 100); do
+		gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.DescribeAll >/dev/null 2>&1 &&
+			return 0
+		sleep 0.1
+	done
+}
+
+start_app
 
 # ---- heatmap: Task 2, 16 × 16, exported by action in every format
 gapplication action $APP load-preset "'task2-ground-wall'"
@@ -108,12 +112,7 @@ check "the app quit cleanly" test $? -eq 0
 
 # ---- quit while a sweep and a learning run compute: both stop, the app
 # ends once they have called back (it holds itself until then), cleanly
-"$CONTACTLAB" >>"$work/app.log" 2>&1 &
-app=$!
-for _ in $(seq 100); do
-	gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.DescribeAll >/dev/null 2>&1 && break
-	sleep 0.1
-done
+start_app
 gapplication action $APP load-preset "'task3-two-balls'"
 act learning-run "[<{'iterations': <100000>}>]"
 act heatmap-compute "[<{'x': <'ball1.velocity.x'>, 'y': <'ball1.velocity.y'>, 'x-min': <0.5>, 'x-max': <1.5>,

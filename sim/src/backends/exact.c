@@ -361,6 +361,15 @@ static const char *wall_id(const StepState *st, int k)
 	return st->ctx->scene->walls[k].id;
 }
 
+/* "ball and wall \"a\" and \"w\"" or "balls \"a\" and \"b\"": an impact's parties, for messages */
+static const char *event_parties(const StepState *st, const Event *e, char *out, size_t size)
+{
+	bool wall = e->kind == EVENT_WALL;
+	snprintf(out, size, "%s \"%s\" and \"%s\"", wall ? "ball and wall" : "balls", ball_id(st, e->ball),
+			 wall ? wall_id(st, e->other) : ball_id(st, e->other));
+	return out;
+}
+
 static void wall_geometry(const StepState *st, int i, int k, double *gap, double n[2])
 {
 	const ClWall *wall = &st->ctx->scene->walls[k];
@@ -872,21 +881,20 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 			resolve_wall(&st, &e);
 		else
 			resolve_pair(&st, &e);
+		char parties[3 * CL_ID_MAX + 32];
 		if (++w->impacts > w->max_impacts) {
 			cl_step_fail(ctx, CL_STATUS_IMPACT_LIMIT,
-						 "more than %ld impacts by t = %.9g s (max_impacts; the last between %s \"%s\" and \"%s\"): "
-						 "the impacts do not die out, as in a nearly inelastic cluster; the run stops here",
-						 w->max_impacts, absolute_time(&st), e.kind == EVENT_WALL ? "ball and wall" : "balls",
-						 ball_id(&st, e.ball), e.kind == EVENT_WALL ? wall_id(&st, e.other) : ball_id(&st, e.other));
+						 "more than %ld impacts by t = %.9g s (max_impacts; the last between %s): the impacts do "
+						 "not die out, as in a nearly inelastic cluster; the run stops here",
+						 w->max_impacts, absolute_time(&st), event_parties(&st, &e, parties, sizeof parties));
 			return;
 		}
 		if (++events >= w->max_events) {
 			cl_step_fail(ctx, CL_STATUS_ZENO,
-						 "%d impacts in the control interval ending at t = %.9g s (the last between %s \"%s\" and "
-						 "\"%s\"): resting contact or a Zeno sequence; the remaining contacts of this interval "
-						 "are not resolved, and the gradient is not exact",
-						 events, (ctx->step + 1) * ctx->dt, e.kind == EVENT_WALL ? "ball and wall" : "balls",
-						 ball_id(&st, e.ball), e.kind == EVENT_WALL ? wall_id(&st, e.other) : ball_id(&st, e.other));
+						 "%d impacts in the control interval ending at t = %.9g s (the last between %s): resting "
+						 "contact or a Zeno sequence; the remaining contacts of this interval are not resolved, "
+						 "and the gradient is not exact",
+						 events, (ctx->step + 1) * ctx->dt, event_parties(&st, &e, parties, sizeof parties));
 			resolve = false;
 		}
 	}
