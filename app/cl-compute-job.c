@@ -276,7 +276,10 @@ static void gradients(ClComputeJob *job, ClComputeResult *result, ClBackendResul
 	cl_rollout_free(rollout);
 	done(job, 1);
 	r->fd_status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
-	for (int k = 1; k < result->column_count && !g_cancellable_is_cancelled(cancellable); k++) {
+	/* a run that stopped has no loss to difference (as in `contactlab gradients`) */
+	if (!complete)
+		done(job, 2 * (result->column_count - 1));
+	for (int k = 1; complete && k < result->column_count && !g_cancellable_is_cancelled(cancellable); k++) {
 		const ClParam *p = &result->columns[k];
 		double h = cl_cli_fd_step(scene, b, p);
 		ClStatus status;

@@ -215,6 +215,24 @@ static void test_compute_job(void)
 	cl_compute_result_unref(result);
 	g_object_unref(job);
 
+	/* a run that stops (a fatal status) has neither a gradient nor finite
+	 * differences, and the job still ends at full progress */
+	ClScene *rack = cl_test_billiards(10);
+	rack->elasticity = 0.004;
+	int exact = cl_test_backend("exact");
+	g_assert_true(cl_scene_set_backend_param(rack, exact, "max_impacts", 200, NULL, 0));
+	job = cl_compute_job_new(rack, &exact, 1, NULL, 0);
+	result = cl_compute_job_run(job, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpfloat(cl_compute_job_progress(job), ==, 1.0);
+	g_assert_cmpint(result->backends[0].status.code, ==, CL_STATUS_IMPACT_LIMIT);
+	for (int k = 0; k < result->column_count; k++)
+		g_assert_true(isnan(result->backends[0].gradient[k]) && isnan(result->backends[0].fd[k]));
+	g_assert_cmpfloat(result->backends[0].fd_step, ==, 0.0); /* no difference was taken */
+	cl_compute_result_unref(result);
+	g_object_unref(job);
+	cl_scene_free(rack);
+
 	/* a cancelled job returns no result */
 	GCancellable *cancel = g_cancellable_new();
 	g_cancellable_cancel(cancel);
