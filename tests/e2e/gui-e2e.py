@@ -21,13 +21,13 @@ import time
 import pyatspi
 from gi.repository import Gio, GLib
 
-from e2e_tap import wait_for
+from e2e_tap import await_app, wait_for
 
 APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
 EXE = os.environ["CONTACTLAB"]
 OUT = os.environ.get("E2E_OUT", ".")
-PLANNED = 22
+PLANNED = 21
 PRESETS = ["task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls"]
 
 tests = []
@@ -58,24 +58,6 @@ def app_action(action, parameter=None):
 
 def win_action(action, parameter=None):
     activate(APP_PATH + "/window/1", action, parameter)
-
-
-def has_owner():
-    reply = bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                          GLib.Variant("(s)", (APP_ID,)), None, Gio.DBusCallFlags.NONE, 1000, None)
-    return reply.unpack()[0]
-
-
-def find_app(pid):
-    desktop = pyatspi.Registry.getDesktop(0)
-    for i in range(desktop.childCount):
-        child = desktop.getChildAtIndex(i)
-        try:
-            if child is not None and child.name == "contactlab" and child.get_process_id() == pid:
-                return child
-        except GLib.Error:
-            pass  # an app that just ended
-    return None
 
 
 def descendants(root, predicate):
@@ -154,9 +136,8 @@ def main():
     proc = subprocess.Popen([EXE], env=env, stdout=log, stderr=subprocess.STDOUT)
     print("1..%d" % PLANNED, file=tap)
     try:
-        check(wait_for(has_owner, 30), "the app owns %s on the session bus" % APP_ID)
-        app = wait_for(lambda: find_app(proc.pid), 30)
-        check(app is not None, "the app is visible over AT-SPI")
+        app, why = await_app(proc.pid, atspi=True)
+        check(app is not None, "the app owns %s on the session bus and is visible over AT-SPI" % APP_ID, why)
         wait_for(lambda: table_state(app), 30)
 
         for preset in PRESETS:
@@ -246,8 +227,7 @@ def main():
         # a crash: the autosaved recovery file is offered back on the next start
         recovery = os.path.join(os.environ["XDG_STATE_HOME"], "contactlab", "recovery.json")
         proc = subprocess.Popen([EXE], env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(has_owner, 30)
-        app = wait_for(lambda: find_app(proc.pid), 30)
+        app, _ = await_app(proc.pid, atspi=True)
         wait_for(lambda: table_state(app), 30)
         win_action("select-object", GLib.Variant("s", "ball1"))
         entry = wait_for(lambda: find(app, lambda n: n.name == "Ball ball1 position x"), 10)
@@ -256,8 +236,7 @@ def main():
         proc.kill()
         proc.wait()
         proc = subprocess.Popen([EXE], env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(has_owner, 30)
-        app = wait_for(lambda: find_app(proc.pid), 30)
+        app, _ = await_app(proc.pid, atspi=True)
         restore = wait_for(lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON and
                                         "Restore" in (n.name or "")), 20)
         check(restore is not None, "after a crash the app offers the recovered scene",

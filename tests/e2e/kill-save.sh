@@ -50,18 +50,12 @@ note_slow() {
 # file lives), not recomputing after each load (the machine stays as idle as it is)
 start_app() {
 	export XDG_STATE_HOME=$1
-	for _ in $(seq 100); do owned || break; sleep 0.05; done
+	# the killed app's name must be gone, or the new one would hand its start to it
+	for _ in $(seq 600); do owned || break; sleep 0.05; done
 	"$CONTACTLAB" >>"$work/app.log" 2>&1 &
 	app=$!
-	for _ in $(seq 200); do
-		if gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.DescribeAll >/dev/null 2>&1; then
-			gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.SetState live '<false>' '{}' \
-				>/dev/null
-			return 0
-		fi
-		sleep 0.05
-	done
-	return 1
+	e2e_await_app $app || return 1
+	gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.SetState live '<false>' '{}' >/dev/null
 }
 writing_in() { ls -l /proc/$app/fd 2>/dev/null | grep -qF -- " $1/"; }
 # wait_write DIR [PID]: until the app has a file open in DIR (a write under

@@ -25,7 +25,7 @@ import time
 import pyatspi
 from gi.repository import Gio, GLib
 
-from e2e_tap import wait_for
+from e2e_tap import await_app, wait_for
 
 APP_ID = "io.github.contactlab.ContactLab"
 WINDOW = "/io/github/contactlab/ContactLab/window/1"
@@ -68,23 +68,6 @@ def state():
     return json.loads(describe("lesson-state")[2][0])
 
 
-def has_owner():
-    return call("org.freedesktop.DBus", "NameHasOwner", GLib.Variant("(s)", (APP_ID,)), path="/org/freedesktop/DBus",
-                dest="org.freedesktop.DBus")[0]
-
-
-def find_app(pid):
-    desktop = pyatspi.Registry.getDesktop(0)
-    for i in range(desktop.childCount):
-        child = desktop.getChildAtIndex(i)
-        try:
-            if child is not None and child.name == "contactlab" and child.get_process_id() == pid:
-                return child
-        except GLib.Error:
-            pass
-    return None
-
-
 def find(root, predicate):
     return pyatspi.findDescendant(root, predicate)
 
@@ -125,9 +108,8 @@ def main():
     log = open(os.path.join(work, "app.log"), "w")
     proc = subprocess.Popen([EXE], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        check(wait_for(has_owner, 30), "the app owns %s on the session bus" % APP_ID)
-        app = wait_for(lambda: find_app(proc.pid), 30)
-        check(app is not None, "the app is visible over AT-SPI")
+        app, why = await_app(proc.pid, atspi=True)
+        check(app is not None, "the app owns %s on the session bus and is visible over AT-SPI" % APP_ID, why)
 
         # ---- the panel and its list
         button = find(app, lambda n: n.getRole() == pyatspi.ROLE_PUSH_BUTTON and n.name == "Lessons")

@@ -14,3 +14,13 @@ e2e_session() {
 		CL_E2E_IN_SESSION=1 TAP_FD=3 exec dbus-run-session -- "$0" >&2
 	fi
 }
+
+# e2e_await_app PID: until the app started as PID owns its D-Bus name and its
+# window exports its actions (the one start rule of every harness, in
+# e2e_tap.py); otherwise a TAP note says what it waited for, and status 1
+e2e_await_app() {
+	local why
+	why=$(/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/e2e_tap.py" await-app "$1") && return 0
+	echo "# $why" >&"${TAP_FD:-1}"
+	return 1
+}

@@ -38,7 +38,7 @@ import threading
 import time
 import traceback
 
-from e2e_tap import Tap, wait_for
+from e2e_tap import Tap, await_app, wait_for
 from gi.repository import Gio, GLib
 
 try:
@@ -75,18 +75,6 @@ bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 
 def call(path, method, args, timeout_ms=60000, interface="org.gtk.Actions", dest=APP_ID):
     return bus.call_sync(dest, path, interface, method, args, None, Gio.DBusCallFlags.NONE, timeout_ms, None).unpack()
-
-
-def has_owner():
-    return call("/org/freedesktop/DBus", "NameHasOwner", GLib.Variant("(s)", (APP_ID,)), 2000,
-                "org.freedesktop.DBus", "org.freedesktop.DBus")[0]
-
-
-def window_ready():
-    try:
-        return "run" in call(WINDOW, "List", None, 10000)[0]
-    except GLib.Error:
-        return False
 
 
 def cpu_seconds(pid):
@@ -241,19 +229,6 @@ class Driver:
         return len(self.balls()) > 10
 
     # ---------------------------------------------------------- AT-SPI
-    def find_app(self):
-        if pyatspi is None:
-            return None
-        desktop = pyatspi.Registry.getDesktop(0)
-        for i in range(desktop.childCount):
-            child = desktop.getChildAtIndex(i)
-            try:
-                if child is not None and child.name == "contactlab" and child.get_process_id() == self.proc.pid:
-                    return child
-            except GLib.Error:
-                pass
-        return None
-
     def find_inspector(self):
         """The container of the inspector's fields: the ancestor of 'Scene name' holding 'Friction' too."""
         node = pyatspi.findDescendant(self.app, lambda n: n.name == "Scene name")
@@ -574,10 +549,10 @@ def main():
     driver = Driver(proc, work)
     sampler = Sampler(proc.pid, start)
     try:
-        check(wait_for(has_owner, 60), "the app owns %s on the session bus" % APP_ID)
-        check(wait_for(window_ready, 60, 0.2), "the window exports its actions")
+        started, why = await_app(proc.pid, atspi=pyatspi is not None)
+        check(started, "the app owns %s on the session bus and its window exports its actions" % APP_ID, why)
         sampler.start()
-        driver.app = wait_for(driver.find_app, 30) if pyatspi else None
+        driver.app = started if pyatspi and started else None
         if driver.app is not None:
             driver.canvas = driver.locate_canvas()
         note("edits: inspector over AT-SPI %s, canvas with xdotool %s" %

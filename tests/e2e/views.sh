@@ -33,11 +33,7 @@ shot() {
 start_app() {
 	"$CONTACTLAB" >>"$work/app.log" 2>&1 &
 	app=$!
-	for _ in $(seq 100); do
-		gdbus call --session --dest $APP --object-path $WIN --method org.gtk.Actions.DescribeAll >/dev/null 2>&1 &&
-			return 0
-		sleep 0.1
-	done
+	e2e_await_app $app || { not_ok "the app starts"; echo "1..$n" >&"$tap"; exit 1; }
 }
 
 start_app
