@@ -31,17 +31,6 @@ static void *xcalloc(size_t count, size_t size)
 	return p;
 }
 
-/* float32 losses carry ~1e-7 relative rounding noise, so their step is
- * larger, but not so large that it moves a contact into another step (the
- * `gradients` command's rule). */
-static double fd_step(const ClConvergenceDef *def, const ClScene *scene, int backend, double value)
-{
-	bool f32 = cl_backend_param_find(backend, "precision") >= 0 &&
-			   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
-	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-4 : 1e-6;
-	return h * fmax(1.0, fabs(value));
-}
-
 static ClConvergencePoint compute_point(const ClScene *base, const ClConvergenceDef *def, int backend, int steps)
 {
 	ClScene *scene = cl_scene_copy(base);
@@ -70,7 +59,7 @@ static ClConvergencePoint compute_point(const ClScene *base, const ClConvergence
 		free(g_u);
 	} else if (!cl_status_is_fatal(point.status)) {
 		ClStatus fd_status;
-		point.value = cl_finite_difference(scene, backend, p, fd_step(def, scene, backend, cl_param_get(scene, p)),
+		point.value = cl_finite_difference(scene, backend, p, cl_fd_step(scene, backend, p),
 										   &fd_status);
 		if (point.status == CL_STATUS_OK)
 			point.status = fd_status.code;

@@ -24,6 +24,12 @@ int cl_backend_count(void)
 	return (int)(sizeof backends / sizeof backends[0]);
 }
 
+bool cl_backend_is_float32(const ClScene *scene, int backend)
+{
+	return cl_backend_param_find(backend, "precision") >= 0 &&
+		   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+}
+
 const ClBackend *cl_backend_get(int backend)
 {
 	return backend >= 0 && backend < cl_backend_count() ? backends[backend] : NULL;

@@ -348,3 +348,11 @@ double cl_finite_difference(const ClScene *scene, int backend, const ClParam *pa
 	double minus = loss_at(scene, backend, param, x - h, status);
 	return (plus - minus) / (2.0 * h);
 }
+
+double cl_fd_step(const ClScene *scene, int backend, const ClParam *param)
+{
+	double base = cl_backend_is_float32(scene, backend) ? 1e-4 : 1e-6;
+	if (param->target == CL_PARAM_CONTROL)
+		base /= cl_scene_dt(scene);
+	return base * fmax(1.0, fabs(cl_param_get(scene, param)));
+}

@@ -61,15 +61,6 @@ static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *
 	}
 }
 
-/* float32 losses carry ~1e-7 relative rounding noise: their default step is
- * a thousand times larger than float64's (as the `gradients` command does). */
-static double fd_step(const ClSweepDef *def, const ClScene *scene, int backend, double value)
-{
-	bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
-	double h = def->fd_step > 0 ? def->fd_step : f32 ? 1e-3 : 1e-6;
-	return h * fmax(1.0, fabs(value));
-}
-
 static void merge_status(ClStatusCode *into, ClStatusCode code)
 {
 	if (*into == CL_STATUS_OK || (cl_status_is_fatal(code) && !cl_status_is_fatal(*into)))
@@ -119,14 +110,14 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 	}
 	const ClParam *params[2] = {&def->x.param, &def->y.param};
 	bool adjoint[2] = {sw->adjoint_x, sw->adjoint_y};
-	double values[2] = {x, y}, grads[2];
+	double grads[2];
 	for (int k = 0; k < 2; k++) {
 		if (adjoint[k]) {
 			grads[k] = *slot(scene, params[k], g_s0, g_u);
 			continue;
 		}
 		ClStatus fd_status;
-		grads[k] = cl_finite_difference(scene, backend, params[k], fd_step(def, scene, backend, values[k]), &fd_status);
+		grads[k] = cl_finite_difference(scene, backend, params[k], cl_fd_step(scene, backend, params[k]), &fd_status);
 		merge_status(&cell.status, fd_status.code);
 	}
 	cell.grad_x = grads[0];

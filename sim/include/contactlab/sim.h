@@ -224,6 +224,9 @@ typedef struct ClBackendInfo {
 } ClBackendInfo;
 
 int cl_backend_count(void);
+/* True when the backend computes in float32 in this scene (its precision
+ * parameter, if it has one, set to float32). */
+bool cl_backend_is_float32(const ClScene *scene, int backend);
 const ClBackendInfo *cl_backend_info(int backend);
 int cl_backend_find(const char *id); /* −1 when unknown */
 int cl_backend_param_find(int backend, const char *name);
@@ -311,6 +314,16 @@ typedef struct ClGradient {
  * (L(θ+h) − L(θ−h)) / 2h. */
 double cl_finite_difference(const ClScene *scene, int backend, const ClParam *param, double h, ClStatus *status);
 
+/* The one step h every central difference of a backend's loss uses:
+ * 1e-6·max(1, |θ|), where truncation and rounding balance in float64, or
+ * 1e-4·max(1, |θ|) for a backend computing in float32 (its loss carries
+ * ~1e-7 relative noise, so FD keeps about 3 digits; a step much above 1e-4
+ * moves a time-stepped contact into another step: on Task 3,
+ * compliant-warp's FD of ball1.position.x is 0.97 at 1e-4, 0.42 at 1e-3,
+ * against an adjoint of 0.95). A control's step is divided by dt: a force
+ * acts through dt, so h/dt moves the state as much as a velocity step of h. */
+double cl_fd_step(const ClScene *scene, int backend, const ClParam *param);
+
 /* ------------------------------------------------------------ optimization */
 
 typedef struct ClOptimizeResult {
@@ -373,9 +386,6 @@ typedef struct ClSweepDef {
 	const int *backends; /* registry indices */
 	int backend_count;
 	int threads;    /* worker threads, ≥ 1 */
-	/* relative central-difference step for parameters without an adjoint
-	 * (0: 1e-6, 1e-3 for float32 backends), times max(1, |value|) */
-	double fd_step;
 	ClSweepProgress progress;
 	void *user;
 	const _Atomic int *cancel; /* optional: non-zero stops the sweep before the next cell */
@@ -393,7 +403,7 @@ static inline size_t cl_sweep_cell_count(const ClSweepDef *def)
 }
 
 /* Loss and both derivatives (adjoint where cl_param_has_adjoint, else central
- * differences) at every grid point for every backend, into caller-owned cells
+ * differences with cl_fd_step) at every grid point for every backend, into caller-owned cells
  * (cl_sweep_cell_count of them). Every cell is computed from scratch, so the
  * results do not depend on the thread count. Returns false when the
  * definition is invalid (message in status) or the sweep was cancelled. */
@@ -437,9 +447,6 @@ typedef struct ClConvergenceDef {
 	const int *backends; /* registry indices */
 	int backend_count;
 	int threads; /* worker threads, ≥ 1 */
-	/* relative central-difference step for parameters without an adjoint
-	 * (0: 1e-6, 1e-4 for float32 backends), times max(1, |value|) */
-	double fd_step;
 	ClConvergenceProgress progress;
 	void *user;
 	const _Atomic int *cancel; /* optional: non-zero stops before the next point */

@@ -5,10 +5,36 @@
  * the optimized trajectory reaches) and the CSV tables. */
 #pragma once
 
-#include "cl-learning-job.h"
+#include "contactlab/sim.h"
 #include "plot.h"
 
 #include <glib.h>
+
+/* One backend's run of gradient descent, as a learning job records it. */
+#define CL_LEARNING_WALLS_MAX 8
+
+typedef struct ClLearningTrace {
+	int backend;
+	gboolean finished;
+	int iterations;  /* losses so far */
+	double *loss;    /* loss at each iteration, before its update */
+	double *tracked; /* the first optimized non-control scalar at each loss (NULL if none) */
+	int value_count;
+	double *values;  /* the parameters after the last update */
+	ClStatus status; /* of the optimization */
+	/* when finished: the final parameters' loss under the backend's own
+	 * dynamics and under exact (NAN when it failed) */
+	double final_loss;
+	ClStatus final_status;
+	double exact_loss;
+	ClStatus exact_status;
+	int walls_touched; /* by ball 0 under the backend's own dynamics, in order */
+	int wall_order[CL_LEARNING_WALLS_MAX];
+} ClLearningTrace;
+
+void cl_learning_trace_clear(ClLearningTrace *trace);
+void cl_learning_traces_free(ClLearningTrace *traces, int count);
+
 
 /* Where one trace's lines are in a figure, to grow them as the run goes on. */
 typedef struct ClLearningCurves {
@@ -17,8 +43,9 @@ typedef struct ClLearningCurves {
 	int points;           /* the trace's iterations the lines show */
 } ClLearningCurves;
 
-/* scene: the job's scene (optimize = the run's def); params, count, tracked
- * as cl_learning_job_params / _tracked give them. reference: a horizontal
+/* scene: the run's scene (optimize = the run's def); params, count, tracked:
+ * the expanded parameters and the index of the tracked one (a learning
+ * job's cl_learning_job_params / _tracked). reference: a horizontal
  * line on the loss panel (NAN: none). curves: NULL, or trace_count entries
  * filled with where each trace's lines are. */
 ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, int count, int tracked,

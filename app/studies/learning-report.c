@@ -5,6 +5,20 @@
 
 #include <math.h>
 
+void cl_learning_trace_clear(ClLearningTrace *t)
+{
+	g_free(t->loss);
+	g_free(t->tracked);
+	g_free(t->values);
+}
+
+void cl_learning_traces_free(ClLearningTrace *traces, int count)
+{
+	for (int i = 0; traces && i < count; i++)
+		cl_learning_trace_clear(&traces[i]);
+	g_free(traces);
+}
+
 static double *iteration_axis(int count)
 {
 	double *x = g_new(double, (gsize)MAX(count, 1));

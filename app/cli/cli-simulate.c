@@ -62,7 +62,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		cl_rollout_run(rollout, NULL, NULL, false);
 		const ClStatus *run_status = cl_rollout_status(rollout);
 		if (run_status->code != CL_STATUS_OK) {
-			char *reason = cl_cli_status_text(run_status);
+			char *reason = cl_status_text(run_status);
 			gboolean fatal = cl_rollout_steps_done(rollout) < scene->steps;
 			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
 			g_free(reason);

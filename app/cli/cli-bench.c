@@ -1,6 +1,7 @@
 /* contactlab bench: gradient and optimization timings on Task 3, and the
  * whole reproduction. A benchmark, not a test: it only reports. */
 #include "cli-common.h"
+#include "numbers.h"
 #include "reproduce.h"
 #include "scene-file.h"
 
@@ -80,7 +81,7 @@ int cl_cmd_bench(int argc, char **argv, gboolean check_only)
 				run_status = result.status;
 			cl_optimize_result_clear(&result);
 		}
-		char *text = cl_cli_status_text(&run_status);
+		char *text = cl_status_text(&run_status);
 		printf("%-16s %16.1f %16.3f  %s\n", cl_backend_info(backend)->id, us, seconds, text);
 		fflush(stdout);
 		g_free(text);

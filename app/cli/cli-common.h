@@ -32,16 +32,6 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
  * registered backends when ids is NULL or empty. */
 GArray *cl_cli_backends(char **ids, GError **error);
 
-/* The backend's own central-difference step for a parameter:
- * 1e-6·max(1, |x|), or 1e-4·max(1, |x|) for float32 backends, divided by dt
- * for a control. */
-double cl_cli_fd_step(const ClScene *scene, int backend, const ClParam *param);
-
-gboolean cl_cli_is_float32(const ClScene *scene, int backend);
-
-/* "ok" or "NAME at step K: MESSAGE". */
-char *cl_cli_status_text(const ClStatus *status);
-
 /* Checks --format against a NULL-terminated list. */
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);
 

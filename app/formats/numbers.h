@@ -1,6 +1,8 @@
 /* Locale-independent number text for files and CSV. */
 #pragma once
 
+#include "contactlab/sim.h"
+
 #include <glib.h>
 
 typedef struct {
@@ -26,3 +28,6 @@ void cl_csv_free(char ***rows);
 /* Replaces path atomically (or writes a device/FIFO directly); the error reads "PATH: cannot write: reason". */
 gboolean cl_write_file(const char *path, const char *data, gsize length, GError **error);
 gboolean cl_write_output(const char *path, const GString *text, GError **error);
+
+/* "ok", or "NAME at step K: MESSAGE" (the status name, where and why). */
+char *cl_status_text(const ClStatus *status);

@@ -46,7 +46,7 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 					row.adjoint = g_u[2 * i + axis]; /* step 0 comes first */
 				else
 					row.adjoint = g_s0[4 * i + (targets[t] == CL_PARAM_VELOCITY ? 2 : 0) + axis];
-				row.fd_step = cl_cli_fd_step(scene, backend, &param);
+				row.fd_step = cl_fd_step(scene, backend, &param);
 				row.fd = out->ran ? cl_finite_difference(scene, backend, &param, row.fd_step, NULL) : NAN;
 				g_array_append_val(out->rows, row);
 			}
@@ -62,7 +62,7 @@ static void put_csv(GString *out, const BackendResult *results, guint count)
 	for (guint k = 0; k < count; k++) {
 		const BackendResult *r = &results[k];
 		const char *id = cl_backend_info(r->backend)->id;
-		char *status = cl_cli_status_text(&r->status);
+		char *status = cl_status_text(&r->status);
 		g_string_append_printf(out, "%s,status,", id);
 		cl_csv_append_field(out, status);
 		g_string_append_printf(out, "\n%s,loss,%s\n", id, cl_format_number(r->loss).text);
@@ -121,7 +121,7 @@ static void put_table(GString *out, const ClScene *scene, const BackendResult *r
 	g_string_append_printf(out, "%s: %d steps, dt = %.6g s\n", scene->name, scene->steps, cl_scene_dt(scene));
 	for (guint k = 0; k < count; k++) {
 		const BackendResult *r = &results[k];
-		char *status = cl_cli_status_text(&r->status);
+		char *status = cl_status_text(&r->status);
 		g_string_append_printf(out, "\n%s  (%s)\n", cl_backend_info(r->backend)->id, status);
 		g_free(status);
 		char text[64];

@@ -150,3 +150,12 @@ gboolean cl_write_output(const char *path, const GString *text, GError **error)
 	}
 	return cl_write_file(path, text->str, text->len, error);
 }
+
+char *cl_status_text(const ClStatus *status)
+{
+	if (status->code == CL_STATUS_OK)
+		return g_strdup("ok");
+	if (status->step >= 0)
+		return g_strdup_printf("%s at step %d: %s", cl_status_name(status->code), status->step, status->message);
+	return g_strdup_printf("%s: %s", cl_status_name(status->code), status->message);
+}

@@ -1,7 +1,6 @@
 /* Applying a lesson step: the view's data and every cited number. */
 #include "lesson.h"
 
-#include "cli-common.h"
 #include "numbers.h"
 
 #include <gio/gio.h>
@@ -133,7 +132,7 @@ static void compute_gradients(ClLessonResult *r, guint slot, int backend)
 		ClParam p;
 		cl_param_parse(scene, g_ptr_array_index(r->columns, c), &p, NULL, 0);
 		/* the backend's own central difference, with the `gradients` command's step */
-		double h = cl_cli_fd_step(scene, backend, &p);
+		double h = cl_fd_step(scene, backend, &p);
 		double fd = ran ? cl_finite_difference(scene, backend, &p, h, NULL) : NAN;
 		r->fd[slot * cols + c] = fd;
 		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? adjoint_entry(scene, &p, g_s0, g_u) : fd;
@@ -197,7 +196,7 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 		probe.x_index = scalar_index(scene, params, count, step->view.x.parameter);
 		probe.y_index = scalar_index(scene, params, count, step->view.y.parameter);
 	}
-	gboolean f32 = cl_cli_is_float32(scene, backend);
+	gboolean f32 = cl_backend_is_float32(scene, backend);
 	if (probe.x_index >= 0 && probe.y_index >= 0) {
 		l->path_x = g_new0(double, (gsize)scene->optimize.iterations + 1);
 		l->path_y = g_new0(double, (gsize)scene->optimize.iterations + 1);
@@ -349,7 +348,7 @@ static double cite_value(ClLessonResult *r, const ClCite *cite, char **text, cha
 	}
 	*text = cl_lesson_format_number(cite->format, value);
 	if (!isfinite(value)) {
-		char *why = status && status->code != CL_STATUS_OK ? cl_cli_status_text(status) : g_strdup("not computed");
+		char *why = status && status->code != CL_STATUS_OK ? cl_status_text(status) : g_strdup("not computed");
 		*problem = g_strdup_printf("{%s}: %s", cite->source, why);
 		g_free(why);
 	}

@@ -1,6 +1,6 @@
 #include "cl-compute-job.h"
 
-#include "cli-common.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <string.h>
@@ -281,7 +281,7 @@ static void gradients(ClComputeJob *job, ClComputeResult *result, ClBackendResul
 		done(job, 2 * (result->column_count - 1));
 	for (int k = 1; complete && k < result->column_count && !g_cancellable_is_cancelled(cancellable); k++) {
 		const ClParam *p = &result->columns[k];
-		double h = cl_cli_fd_step(scene, b, p);
+		double h = cl_fd_step(scene, b, p);
 		ClStatus status;
 		r->fd_step = h;
 		r->fd[k] = cl_finite_difference(scene, b, p, h, &status);

@@ -169,35 +169,8 @@ GArray *cl_cli_backends(char **ids, GError **error)
 	return backends;
 }
 
-gboolean cl_cli_is_float32(const ClScene *scene, int backend)
-{
-	return cl_backend_param_find(backend, "precision") >= 0 &&
-		   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
-}
 
-double cl_cli_fd_step(const ClScene *scene, int backend, const ClParam *param)
-{
-	/* float64: truncation and rounding balance near 1e-6. float32 losses
-	 * carry ~1e-7 relative noise, so the step must be larger, yet a step
-	 * much above 1e-4 moves a time-stepped contact into another step (on
-	 * Task 3, compliant-warp's FD of ball1.position.x is 0.97 at 1e-4, 0.42
-	 * at 1e-3, against an adjoint of 0.95). */
-	double base = cl_cli_is_float32(scene, backend) ? 1e-4 : 1e-6;
-	/* a force acts through dt: a control step of h/dt moves the state as much
-	 * as a velocity step of h, instead of drowning in float32 rounding */
-	if (param->target == CL_PARAM_CONTROL)
-		base /= cl_scene_dt(scene);
-	return base * fmax(1.0, fabs(cl_param_get(scene, param)));
-}
 
-char *cl_cli_status_text(const ClStatus *status)
-{
-	if (status->code == CL_STATUS_OK)
-		return g_strdup("ok");
-	if (status->step >= 0)
-		return g_strdup_printf("%s at step %d: %s", cl_status_name(status->code), status->step, status->message);
-	return g_strdup_printf("%s: %s", cl_status_name(status->code), status->message);
-}
 
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error)
 {

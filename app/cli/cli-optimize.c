@@ -38,7 +38,7 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status)
 
 static void print_loss(const char *label, double loss, const ClStatus *status)
 {
-	char *text = cl_cli_status_text(status);
+	char *text = cl_status_text(status);
 	printf("%-40s %s%s%s\n", label, cl_format_number(loss).text, status->code == CL_STATUS_OK ? "" : "  ",
 		   status->code == CL_STATUS_OK ? "" : text);
 	g_free(text);
@@ -102,7 +102,7 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	rec.history = g_array_new(FALSE, FALSE, sizeof(double));
 	rec.current = g_new0(double, rec.scalars->len + 1);
 	/* the values the first loss is taken at, stored as the backend stores them */
-	gboolean f32 = cl_cli_is_float32(scene, backend);
+	gboolean f32 = cl_backend_is_float32(scene, backend);
 	for (guint k = 0; k < rec.scalars->len; k++) {
 		double x = cl_param_get(scene, &params[g_array_index(rec.scalars, int, k)]);
 		rec.current[k] = f32 ? (double)(float)x : x;
@@ -115,14 +115,14 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	gboolean ok = cl_optimize(scene, backend, def, record_iteration, &rec, &result);
 	int status = CL_EXIT_OK;
 	if (!ok) {
-		char *text = cl_cli_status_text(&result.status);
+		char *text = cl_status_text(&result.status);
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s: optimization stopped after %d iterations: %s", id,
 							 result.iterations_done, text);
 		g_free(text);
 		goto out;
 	}
 	if (result.status.code != CL_STATUS_OK) {
-		char *text = cl_cli_status_text(&result.status);
+		char *text = cl_status_text(&result.status);
 		fprintf(stderr, "contactlab: warning: %s: %s\n", id, text);
 		g_free(text);
 	}

@@ -6,34 +6,11 @@
  * dynamics, and the walls its optimized trajectory reaches are recorded. */
 #pragma once
 
-#include "contactlab/sim.h"
+#include "learning-report.h"
 
 #include <gio/gio.h>
 
 G_BEGIN_DECLS
-
-#define CL_LEARNING_WALLS_MAX 8
-
-typedef struct ClLearningTrace {
-	int backend;
-	gboolean finished;
-	int iterations;  /* losses so far */
-	double *loss;    /* loss at each iteration, before its update */
-	double *tracked; /* the first optimized non-control scalar at each loss (NULL if none) */
-	int value_count;
-	double *values;  /* the parameters after the last update */
-	ClStatus status; /* of the optimization */
-	/* when finished: the final parameters' loss under the backend's own
-	 * dynamics and under exact (NAN when it failed) */
-	double final_loss;
-	ClStatus final_status;
-	double exact_loss;
-	ClStatus exact_status;
-	int walls_touched; /* by ball 0 under the backend's own dynamics, in order */
-	int wall_order[CL_LEARNING_WALLS_MAX];
-} ClLearningTrace;
-
-void cl_learning_traces_free(ClLearningTrace *traces, int count);
 
 #define CL_TYPE_LEARNING_JOB (cl_learning_job_get_type())
 G_DECLARE_FINAL_TYPE(ClLearningJob, cl_learning_job, CL, LEARNING_JOB, GObject)

@@ -30,25 +30,11 @@ struct _ClLearningJob {
 
 G_DEFINE_FINAL_TYPE(ClLearningJob, cl_learning_job, G_TYPE_OBJECT)
 
-static void trace_clear(ClLearningTrace *t)
-{
-	g_free(t->loss);
-	g_free(t->tracked);
-	g_free(t->values);
-}
-
-void cl_learning_traces_free(ClLearningTrace *traces, int count)
-{
-	for (int i = 0; traces && i < count; i++)
-		trace_clear(&traces[i]);
-	g_free(traces);
-}
-
 static void cl_learning_job_finalize(GObject *object)
 {
 	ClLearningJob *job = CL_LEARNING_JOB(object);
 	for (int i = 0; i < job->backend_count; i++)
-		trace_clear(&job->traces[i]);
+		cl_learning_trace_clear(&job->traces[i]);
 	g_free(job->traces);
 	free(job->params);
 	cl_scene_free(job->scene);
