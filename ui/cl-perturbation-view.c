@@ -1,3 +1,4 @@
+#include "backend-style.h"
 #include "cl-perturbation-view.h"
 
 #include "cl-scene-render.h"
@@ -161,8 +162,8 @@ void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboo
 		m.scale = fmin((pw - 24) / bw, (ph - top - 14) / bh);
 		m.ox = x + pw / 2 - m.scale * (box.x0 + box.x1) / 2;
 		m.oy = y + top + (ph - top - 6) / 2 + m.scale * (box.y0 + box.y1) / 2;
-		double rgb[3];
-		cl_backend_color(r->backend, dark, rgb);
+		ClPlotColor color = cl_backend_color(r->backend, (dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+		double rgb[3] = {color.r, color.g, color.b};
 		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 		for (int b = 0; b < scene->ball_count; b++) {
 			/* the unperturbed run */

@@ -1,16 +1,12 @@
 /* Figures and CSV of the convergence view and of lesson steps. */
 #include "lesson-figures.h"
 
+#include "backend-style.h"
 #include "figures.h"
 #include "numbers.h"
 
 #include <math.h>
 #include <string.h>
-
-static gboolean is_exact(int backend)
-{
-	return strcmp(cl_backend_info(backend)->id, "exact") == 0;
-}
 
 static gboolean in_list(const GArray *backends, int backend)
 {
@@ -24,13 +20,13 @@ static gboolean in_list(const GArray *backends, int backend)
  * others lighter (exact, the reference, always stays as it is). */
 static void style(ClPlotSeries *series, int backend, const GArray *highlight)
 {
-	cl_figure_style_series(series, backend);
-	if (!highlight || highlight->len == 0 || is_exact(backend))
+	cl_backend_style_series(series, backend, false);
+	if (!highlight || highlight->len == 0 || cl_backend_is_reference(backend))
 		return;
 	if (in_list(highlight, backend)) {
 		cl_plot_series_set_width(series, 2.6);
 	} else {
-		ClPlotColor c = cl_figure_backend_color(backend);
+		ClPlotColor c = cl_backend_plot_color(backend);
 		c.a = 0.4;
 		cl_plot_series_set_color(series, c);
 	}
@@ -75,7 +71,7 @@ ClPlotFigure *cl_figure_convergence(const ClConvergenceRun *run, const GArray *h
 		ClPlotSeries *s = cl_plot_panel_add_line(p, cl_backend_info(backend)->id, x, y, (int)n);
 		style(s, backend, highlight);
 		/* exact is the reference line; the others show where they were computed */
-		if (!is_exact(backend))
+		if (!cl_backend_is_reference(backend))
 			cl_plot_series_set_marker(s, CL_PLOT_MARKER_CIRCLE, 5, 1);
 	}
 	g_free(x);
@@ -180,7 +176,7 @@ static ClPlotFigure *heatmap_figure(const ClLessonResult *r, const GArray *highl
 {
 	const ClLessonStep *step = r->step;
 	ClSweepQuantity quantity = (ClSweepQuantity)cl_sweep_quantity_find(step->view.quantity);
-	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_find("exact"));
+	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_reference());
 	ClPlotFigure *f = cl_figure_heatmap(step->scene, &r->sweep, r->cells, quantity, exact_slot);
 	if (!r->learning)
 		return f;
@@ -441,7 +437,7 @@ GString *cl_lesson_step_csv(const ClLessonResult *r)
 		break;
 	case CL_LESSON_VIEW_HEATMAP:
 		if (r->cells) {
-			int exact_slot = cl_lesson_step_backend_slot(r->step, cl_backend_find("exact"));
+			int exact_slot = cl_lesson_step_backend_slot(r->step, cl_backend_reference());
 			GString *csv = cl_figure_heatmap_csv(&r->sweep, r->cells,
 												 (ClSweepQuantity)cl_sweep_quantity_find(r->step->view.quantity),
 												 exact_slot);

@@ -75,7 +75,7 @@ static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLesso
 	const ClLessonStep *step = r->step;
 	guint cols = r->columns->len + 1; /* the loss first */
 	double name_w = 92, row_h = 15, cell_w = MIN(78.0, (CONTENT_WIDTH - name_w) / cols);
-	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_find("exact"));
+	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_reference());
 	double header_h = draw_text(cr, x, y, name_w, "Sans Bold 7.5", "backend", 0.2);
 	for (guint c = 0; c < cols; c++) {
 		const char *label = c == 0 ? "loss" : g_ptr_array_index(r->columns, c - 1);

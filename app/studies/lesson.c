@@ -219,7 +219,7 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 		cl_optimize_apply(learned, params, count, result.parameters);
 		ClStatus status;
 		l->final_loss = loss_under(learned, backend, &status, &l->contacts);
-		l->exact_loss = loss_under(learned, cl_backend_find("exact"), &status, NULL);
+		l->exact_loss = loss_under(learned, cl_backend_reference(), &status, NULL);
 		cl_scene_free(learned);
 	}
 	cl_optimize_result_clear(&result);

@@ -237,7 +237,7 @@ static void compute_optimization(const ClScene *scene, int backend, Optimization
 		return;
 	}
 	/* a backend can look good only under its own biased dynamics */
-	int exact = cl_backend_find("exact");
+	int exact = cl_backend_reference();
 	ClScene *learned = cl_scene_copy(scene);
 	cl_optimize_apply(learned, o->params, o->count, o->result.parameters);
 	ClRollout *rollout = cl_rollout_new(learned, exact);

@@ -243,6 +243,11 @@ typedef struct ClBackendInfo {
 	const char *family;  /* "impulse", "lcp", "convex", "compliant", "pbd", "exact" */
 	const char *mirrors; /* "DiffTaichi", "analytical gradients", … */
 	bool toi;
+	/* The same peer's model with the other TOI setting ("impulse" for
+	 * "impulse-toi" and back), NULL when there is none. */
+	const char *twin;
+	/* The ground truth every other backend is judged against (exact). */
+	bool reference;
 	/* false when the peer's gradient is not the derivative of its own forward
 	 * map (Nimble's hand-written Jacobian): then it differs from FD. */
 	bool gradient_is_derivative;
@@ -257,6 +262,12 @@ int cl_backend_count(void);
 bool cl_backend_is_float32(const ClScene *scene, int backend);
 const ClBackendInfo *cl_backend_info(int backend);
 int cl_backend_find(const char *id); /* −1 when unknown */
+/* The reference backend's index (the one with info->reference). */
+int cl_backend_reference(void);
+bool cl_backend_is_reference(int backend);
+/* Index of the backend's precision parameter (the one choosing among
+ * cl_precision_choices), −1 when it always computes in float64. */
+int cl_backend_precision_param(int backend);
 int cl_backend_param_find(int backend, const char *name);
 /* The scene's value of a backend parameter (its default unless set). */
 double cl_scene_backend_param(const ClScene *scene, int backend, const char *name);

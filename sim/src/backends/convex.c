@@ -679,6 +679,7 @@ const ClBackend cl_backend_convex_toi = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = true,
+		.twin = "convex",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"With TOI the position is shifted by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s); with the "
@@ -700,6 +701,7 @@ const ClBackend cl_backend_convex = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = false,
+		.twin = "convex-toi",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"Without TOI no position correction: Task 1's d(final height)/d(initial height) is +1 instead of -1 "

@@ -920,6 +920,7 @@ const ClBackend cl_backend_exact = {
 		.family = "exact",
 		.mirrors = "analytical gradients",
 		.toi = false,
+		.reference = true,
 		.gradient_is_derivative = true,
 		.summary =
 			"Ground truth of the continuous problem with piecewise-constant controls, in float64. Each ball "

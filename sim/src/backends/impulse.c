@@ -248,6 +248,7 @@ const ClBackend cl_backend_impulse_toi = {
 		.family = "impulse",
 		.mirrors = "DiffTaichi",
 		.toi = true,
+		.twin = "impulse",
 		.gradient_is_derivative = true,
 		.summary = IMPULSE_SUMMARY_COMMON
 		"With TOI the position is corrected by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s), so the step "
@@ -269,6 +270,7 @@ const ClBackend cl_backend_impulse = {
 		.family = "impulse",
 		.mirrors = "DiffTaichi",
 		.toi = false,
+		.twin = "impulse-toi",
 		.gradient_is_derivative = true,
 		.summary = IMPULSE_SUMMARY_COMMON
 		"Without TOI the position is not corrected, so the time lost at an impact is never accounted for: "
