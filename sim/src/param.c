@@ -235,3 +235,11 @@ bool cl_param_has_adjoint(const ClParam *param)
 	return param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY ||
 		   param->target == CL_PARAM_CONTROL;
 }
+
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
+{
+	if (param->target == CL_PARAM_CONTROL)
+		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
+	return s0 + CL_BALL_STATE * (size_t)param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) +
+		   (size_t)param->axis;
+}
