@@ -17,7 +17,7 @@ gboolean cl_trajectory_position(const ClScene *scene, const ClBackendResult *r, 
 		f = n;
 	}
 	int ns = cl_state_size(scene);
-	const double *a = r->states + (gsize)n * (gsize)ns + 4 * ball;
+	const double *a = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 	const double *b = n < r->steps_done ? a + ns : a;
 	double w = f - n;
 	*out = (ClVec2){a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1])};
@@ -197,7 +197,7 @@ static void trajectory_path(Ctx *c, const ClBackendResult *r, int ball, int from
 	int ns = cl_state_size(scene);
 	gboolean pen = FALSE;
 	for (int n = from; n <= to && n <= r->steps_done; n++) {
-		const double *s = r->states + (gsize)n * (gsize)ns + 4 * ball;
+		const double *s = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 		if (!isfinite(s[0]) || !isfinite(s[1]) || fabs(s[0]) > 1e6 || fabs(s[1]) > 1e6) {
 			pen = FALSE;
 			continue;
@@ -251,7 +251,8 @@ static void draw_trajectories(Ctx *c)
 				const ClContactEvent *ev = &r->events[e];
 				ClVec2 p;
 				if (!cl_trajectory_position(scene, r, ev->ball, ev->time, &p)) {
-					const double *s = r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + 4 * ev->ball;
+					const double *s =
+						r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + CL_BALL_STATE * ev->ball;
 					p = (ClVec2){s[0], s[1]};
 				}
 				ClVec2 q = screen(c, p);

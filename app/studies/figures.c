@@ -352,8 +352,8 @@ static void add_path(ClPlotPanel *p, const ClScene *scene, ClRollout *r, int bac
 	for (int b = 0; b < scene->ball_count; b++) {
 		double *x = g_new(double, (gsize)n + 1), *y = g_new(double, (gsize)n + 1);
 		for (int k = 0; k <= n; k++) {
-			x[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b];
-			y[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+			x[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b];
+			y[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b + 1];
 		}
 		ClPlotSeries *line = cl_plot_panel_add_line(p, label && b == 0 ? cl_backend_info(backend)->id : NULL, x, y,
 													n + 1);
@@ -405,7 +405,8 @@ static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
 	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
 	for (int k = 0; k <= n; k++)
 		for (int b = 0; b < scene->ball_count; b++) {
-			double x = s[(size_t)k * (size_t)size + 4 * (size_t)b], y = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+			const double *p = s + (size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b;
+			double x = p[0], y = p[1];
 			if (!isfinite(x) || !isfinite(y) || fabs(x) > 50 || fabs(y) > 50)
 				continue; /* a diverged run must not shrink everything else to a dot */
 			box[0] = fmin(box[0], x - scene->balls[b].radius);

@@ -145,8 +145,9 @@ static ClPlotFigure *perturbation_figure(const ClLessonResult *r)
 		const double *final = cl_rollout_states(pert->rollouts[1]) + (gsize)cl_rollout_steps_done(pert->rollouts[1]) * (gsize)ns;
 		for (int i = 0; i < step->scene->ball_count; i++)
 			for (int sign = -1; sign <= 1; sign += 2) {
-				double px = final[4 * i] + sign * step->view.delta * pert->ds_final[4 * i];
-				double py = final[4 * i + 1] + sign * step->view.delta * pert->ds_final[4 * i + 1];
+				size_t at = CL_BALL_STATE * (size_t)i;
+				double px = final[at] + sign * step->view.delta * pert->ds_final[at];
+				double py = final[at + 1] + sign * step->view.delta * pert->ds_final[at + 1];
 				if (!isfinite(px) || !isfinite(py))
 					continue;
 				ClPlotSeries *m = cl_plot_panel_add_marker(p, px, py, CL_PLOT_MARKER_CROSS,
@@ -404,7 +405,7 @@ static void perturbation_csv(GString *out, const ClLessonResult *r)
 			const double *s = cl_rollout_states(rollout);
 			for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
 				for (int i = 0; i < scene->ball_count; i++) {
-					const double *p = s + (gsize)n * (gsize)ns + 4 * i;
+					const double *p = s + (gsize)n * (gsize)ns + CL_BALL_STATE * i;
 					g_string_append_printf(out, "%s,%d,%d,%s,%s,", id, k - 1, n, cl_format_number(n * dt).text,
 										   scene->balls[i].id);
 					g_string_append_printf(out, "%s,", cl_format_number(p[0]).text);

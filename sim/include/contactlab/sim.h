@@ -132,10 +132,13 @@ static inline double cl_scene_dt(const ClScene *scene)
 	return scene->duration / scene->steps;
 }
 
-/* 4 numbers per ball: [px py vx vy]. */
+/* The state is one flat array, CL_BALL_STATE numbers per ball, ball i from
+ * index CL_BALL_STATE·i: position (x, y), velocity (x, y). */
+enum { CL_BALL_STATE = 4 };
+
 static inline int cl_state_size(const ClScene *scene)
 {
-	return 4 * scene->ball_count;
+	return CL_BALL_STATE * scene->ball_count;
 }
 
 /* 2 numbers per ball per control interval; every ball has a slot. */
@@ -186,10 +189,10 @@ double cl_param_get(const ClScene *scene, const ClParam *param);
 void cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
-/* Where a parameter with an adjoint lives in the concatenation [s0 | u]
- * (state size + control size entries), so its derivative is dL/ds0[k] or
- * dL/du[k − state size]; −1 for a parameter without an adjoint. */
-long cl_param_offset(const ClScene *scene, const ClParam *param);
+/* Where a parameter with an adjoint lives in a rollout's initial state s0
+ * and controls u, or likewise in its gradient (dL/ds0, dL/du): a pointer
+ * into one of the two arrays. */
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u);
 
 /* Groups of the scalar parameters a scene offers. */
 typedef enum ClParamGroup {
