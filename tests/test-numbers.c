@@ -1,11 +1,13 @@
 /* Number text: cl_format_number against the printf/strtod loop it replaced
  * (kept here as the reference) on edge cases, ties, short decimals and
- * random bit patterns; the fast path against the exact big-integer one.
+ * random bit patterns; the fast path against the exact big-integer one;
+ * the trajectory CSV writer.
  *
  * CL_NUMBERS_SAMPLES=N sets how many random doubles of each kind are
  * compared (default 40 000; the reference takes about 5 µs a value). */
 #include "decimal.h"
 #include "numbers.h"
+#include "tasks.h"
 
 #include <float.h>
 #include <math.h>
@@ -298,6 +300,43 @@ static void test_exact_path(void)
 	g_rand_free(rand);
 }
 
+/* Every row: the step, its time, the ball's id quoted when it must be, the
+ * state's four numbers reading back exactly. */
+static void test_trajectory_csv(void)
+{
+	ClScene *scene = cl_test_task3();
+	g_strlcpy(scene->balls[0].id, "left, \"red\"", sizeof scene->balls[0].id);
+	int size = cl_state_size(scene), steps_done = 3, backend = cl_backend_find("impulse");
+	double *states = g_new(double, (gsize)(steps_done + 1) * (gsize)size);
+	GRand *rand = g_rand_new_with_seed(20260119);
+	for (int i = 0; i < (steps_done + 1) * size; i++)
+		states[i] = g_rand_double_range(rand, -3, 3);
+	g_rand_free(rand);
+	GString *csv = g_string_new(CL_TRAJECTORY_CSV_HEADER);
+	cl_trajectory_csv_append(csv, scene, backend, states, steps_done);
+	char ***rows = cl_csv_parse(csv->str);
+	g_assert_cmpstr(rows[0][3], ==, "ball");
+	int r = 1;
+	for (int n = 0; n <= steps_done; n++)
+		for (int b = 0; b < scene->ball_count; b++, r++) {
+			char **f = rows[r];
+			g_assert_nonnull(f);
+			g_assert_cmpuint(g_strv_length(f), ==, 8);
+			g_assert_cmpstr(f[0], ==, "impulse");
+			g_assert_cmpint(atoi(f[1]), ==, n);
+			g_assert_cmpstr(f[2], ==, cl_format_number(n * cl_scene_dt(scene)).text);
+			g_assert_cmpstr(f[3], ==, scene->balls[b].id);
+			for (int c = 0; c < 4; c++)
+				g_assert_cmpfloat(g_ascii_strtod(f[4 + c], NULL), ==, states[n * size + 4 * b + c]);
+		}
+	g_assert_null(rows[r]);
+	g_assert_true(g_str_has_suffix(csv->str, "\n"));
+	cl_csv_free(rows);
+	g_string_free(csv, TRUE);
+	g_free(states);
+	cl_scene_free(scene);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -308,5 +347,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/numbers/random-bits", test_random_bits);
 	g_test_add_func("/numbers/random-moderate", test_random_moderate);
 	g_test_add_func("/numbers/exact-path", test_exact_path);
+	g_test_add_func("/numbers/trajectory-csv", test_trajectory_csv);
 	return g_test_run();
 }

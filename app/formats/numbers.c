@@ -124,6 +124,37 @@ void cl_csv_append_field(GString *out, const char *field)
 	g_string_append_c(out, '"');
 }
 
+void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done)
+{
+	/* what repeats is written once: the ball fields, each step's start */
+	GString *balls = g_string_new(NULL), *step = g_string_new(NULL);
+	gsize *ball_ends = g_new(gsize, (gsize)scene->ball_count);
+	for (int b = 0; b < scene->ball_count; b++) {
+		cl_csv_append_field(balls, scene->balls[b].id);
+		ball_ends[b] = balls->len;
+	}
+	const char *id = cl_backend_info(backend)->id;
+	int size = cl_state_size(scene);
+	double dt = cl_scene_dt(scene);
+	for (int n = 0; n <= steps_done; n++) {
+		g_string_printf(step, "%s,%d,%s,", id, n, cl_format_number(n * dt).text);
+		const double *s = states + (gsize)n * (gsize)size;
+		for (int b = 0; b < scene->ball_count; b++, s += 4) {
+			gsize start = b ? ball_ends[b - 1] : 0;
+			g_string_append_len(out, step->str, (gssize)step->len);
+			g_string_append_len(out, balls->str + start, (gssize)(ball_ends[b] - start));
+			for (int c = 0; c < 4; c++) {
+				g_string_append_c(out, ',');
+				g_string_append(out, cl_format_number(s[c]).text);
+			}
+			g_string_append_c(out, '\n');
+		}
+	}
+	g_free(ball_ends);
+	g_string_free(step, TRUE);
+	g_string_free(balls, TRUE);
+}
+
 char ***cl_csv_parse(const char *text)
 {
 	GPtrArray *rows = g_ptr_array_new();
