@@ -223,45 +223,43 @@ static void test_ties(void)
 
 /* Decimals of 1 to 17 digits at every exponent, read by strtod: short
  * outputs, exact lower ends, ends that are short decimals. */
-static void test_short_decimals(void)
+static double draw_short_decimal(GRand *rand)
 {
+	int digits = g_rand_int_range(rand, 1, 18);
+	char text[40], *p = text;
+	*p++ = (char)('1' + g_rand_int_range(rand, 0, 9));
+	for (int k = 1; k < digits; k++)
+		*p++ = (char)('0' + g_rand_int_range(rand, 0, 10));
+	g_snprintf(p, sizeof text - (size_t)(p - text), "e%d", g_rand_int_range(rand, -340, 310));
+	return g_ascii_strtod(text, NULL);
+}
+
+static double draw_bits(GRand *rand)
+{
+	return from_bits(random_bits(rand));
+}
+
+/* like a trajectory's positions and velocities, of order 1 */
+static double draw_moderate(GRand *rand)
+{
+	return g_rand_double_range(rand, -10, 10) * pow(10, g_rand_int_range(rand, -6, 4));
+}
+
+typedef struct {
+	guint32 seed;
+	double (*draw)(GRand *rand);
+} Draws;
+
+static void test_drawn(gconstpointer data)
+{
+	const Draws *draws = data;
 	Tally tally = {0};
-	GRand *rand = g_rand_new_with_seed(20260115);
+	GRand *rand = g_rand_new_with_seed(draws->seed);
 	for (int i = 0; i < samples(); i++) {
-		int digits = g_rand_int_range(rand, 1, 18);
-		char text[40], *p = text;
-		*p++ = (char)('1' + g_rand_int_range(rand, 0, 9));
-		for (int k = 1; k < digits; k++)
-			*p++ = (char)('0' + g_rand_int_range(rand, 0, 10));
-		g_snprintf(p, sizeof text - (size_t)(p - text), "e%d", g_rand_int_range(rand, -340, 310));
-		double x = g_ascii_strtod(text, NULL);
+		double x = draws->draw(rand);
 		if (isfinite(x))
 			compare(&tally, x);
 	}
-	g_rand_free(rand);
-	finish(&tally);
-}
-
-static void test_random_bits(void)
-{
-	Tally tally = {0};
-	GRand *rand = g_rand_new_with_seed(20260116);
-	for (int i = 0; i < samples(); i++) {
-		double x = from_bits(random_bits(rand));
-		if (isfinite(x))
-			compare(&tally, x);
-	}
-	g_rand_free(rand);
-	finish(&tally);
-}
-
-/* Values like a trajectory's: positions and velocities of order 1. */
-static void test_random_moderate(void)
-{
-	Tally tally = {0};
-	GRand *rand = g_rand_new_with_seed(20260117);
-	for (int i = 0; i < samples(); i++)
-		compare(&tally, g_rand_double_range(rand, -10, 10) * pow(10, g_rand_int_range(rand, -6, 4)));
 	g_rand_free(rand);
 	finish(&tally);
 }
@@ -343,9 +341,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/numbers/examples", test_examples);
 	g_test_add_func("/numbers/edges", test_edges);
 	g_test_add_func("/numbers/ties", test_ties);
-	g_test_add_func("/numbers/short-decimals", test_short_decimals);
-	g_test_add_func("/numbers/random-bits", test_random_bits);
-	g_test_add_func("/numbers/random-moderate", test_random_moderate);
+	static const Draws short_decimals = {20260115, draw_short_decimal}, bits = {20260116, draw_bits},
+					   moderate = {20260117, draw_moderate};
+	g_test_add_data_func("/numbers/short-decimals", &short_decimals, test_drawn);
+	g_test_add_data_func("/numbers/random-bits", &bits, test_drawn);
+	g_test_add_data_func("/numbers/random-moderate", &moderate, test_drawn);
 	g_test_add_func("/numbers/exact-path", test_exact_path);
 	g_test_add_func("/numbers/trajectory-csv", test_trajectory_csv);
 	return g_test_run();
