@@ -251,3 +251,34 @@ char *cl_status_text(const ClStatus *status)
 		return g_strdup_printf("%s at step %d: %s", cl_status_name(status->code), status->step, status->message);
 	return g_strdup_printf("%s: %s", cl_status_name(status->code), status->message);
 }
+
+const char *cl_status_explanation(ClStatusCode code)
+{
+	switch (code) {
+	case CL_STATUS_OK:
+		return "";
+	case CL_STATUS_GRAZING:
+		return "a contact is tangential: the saltation matrix is undefined there, so the gradient is not trustworthy";
+	case CL_STATUS_SIMULTANEOUS:
+		return "two impacts happen at the same instant: the order of impacts, and so the gradient, is ambiguous";
+	case CL_STATUS_ZENO:
+		return "infinitely many impacts (the ball comes to rest): the event-driven gradient does not exist";
+	case CL_STATUS_IN_CONTACT:
+		return "a contact is active at t = 0: the derivative with respect to the initial state is one-sided";
+	case CL_STATUS_DIVERGED:
+		return "the state blew up: the contact stiffness is too large for this time step (try more steps or substeps)";
+	case CL_STATUS_NOT_FINITE:
+		return "a NaN or Inf appeared in the state";
+	case CL_STATUS_SOLVER_FAILED:
+		return "the contact solver did not converge";
+	case CL_STATUS_UNSUPPORTED:
+		return "this backend cannot simulate this scene";
+	case CL_STATUS_IMPACT_LIMIT:
+		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
+	case CL_STATUS_CANCELLED:
+		return "cancelled";
+	case CL_STATUS_COUNT:
+		break;
+	}
+	return "";
+}

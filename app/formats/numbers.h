@@ -39,3 +39,5 @@ gboolean cl_write_output(const char *path, const GString *text, GError **error);
 
 /* "ok", or "NAME at step K: MESSAGE" (the status name, where and why). */
 char *cl_status_text(const ClStatus *status);
+/* What a status means for the user's gradient, in one sentence ("" for ok). */
+const char *cl_status_explanation(ClStatusCode code);
