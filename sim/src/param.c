@@ -236,18 +236,12 @@ bool cl_param_has_adjoint(const ClParam *param)
 		   param->target == CL_PARAM_CONTROL;
 }
 
-long cl_param_offset(const ClScene *scene, const ClParam *param)
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
 {
-	switch (param->target) {
-	case CL_PARAM_POSITION:
-		return 4L * param->ball + param->axis;
-	case CL_PARAM_VELOCITY:
-		return 4L * param->ball + 2 + param->axis;
-	case CL_PARAM_CONTROL:
-		return cl_state_size(scene) + 2L * ((long)param->step * scene->ball_count + param->ball) + param->axis;
-	default:
-		return -1;
-	}
+	if (param->target == CL_PARAM_CONTROL)
+		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
+	return s0 + CL_BALL_STATE * (size_t)param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) +
+		   (size_t)param->axis;
 }
 
 /* Appends p when there is room; counts it either way. */
