@@ -101,22 +101,10 @@ static gboolean write_figures(Manifest *m, ClPlotView *plot, const char *stem, c
 
 static GString *trajectories_csv(const ClComputeResult *result)
 {
-	GString *out = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
-	const ClScene *scene = result->scene;
-	int size = cl_state_size(scene);
-	double dt = cl_scene_dt(scene);
+	GString *out = g_string_new(CL_TRAJECTORY_CSV_HEADER);
 	for (int i = 0; i < result->backend_count; i++) {
 		const ClBackendResult *r = &result->backends[i];
-		for (int n = 0; n <= r->steps_done; n++)
-			for (int b = 0; b < scene->ball_count; b++) {
-				const double *s = r->states + (gsize)n * (gsize)size + CL_BALL_STATE * (gsize)b;
-				g_string_append_printf(out, "%s,%d,%s,", cl_backend_info(r->backend)->id, n,
-									   cl_format_number(n * dt).text);
-				cl_csv_append_field(out, scene->balls[b].id);
-				for (int c = 0; c < 4; c++)
-					g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);
-				g_string_append_c(out, '\n');
-			}
+		cl_trajectory_csv_append(out, result->scene, r->backend, r->states, r->steps_done);
 	}
 	return out;
 }
