@@ -139,11 +139,11 @@ void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, c
 	for (int n = 0; n <= steps_done; n++) {
 		g_string_printf(step, "%s,%d,%s,", id, n, cl_format_number(n * dt).text);
 		const double *s = states + (gsize)n * (gsize)size;
-		for (int b = 0; b < scene->ball_count; b++, s += 4) {
+		for (int b = 0; b < scene->ball_count; b++, s += CL_BALL_STATE) {
 			gsize start = b ? ball_ends[b - 1] : 0;
 			g_string_append_len(out, step->str, (gssize)step->len);
 			g_string_append_len(out, balls->str + start, (gssize)(ball_ends[b] - start));
-			for (int c = 0; c < 4; c++) {
+			for (int c = 0; c < CL_BALL_STATE; c++) {
 				g_string_append_c(out, ',');
 				g_string_append(out, cl_format_number(s[c]).text);
 			}

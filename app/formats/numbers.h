@@ -9,8 +9,9 @@ typedef struct {
 	char text[32];
 } ClNumberText;
 
-/* The shortest decimal text that reads back to the same double ("0.1",
- * "-0.39866841646142", "1e+04"); "nan", "inf" and "-inf" otherwise. */
+/* The fewest significant digits that read back to the same double, laid out
+ * as printf's "%.Pg" ("0.1", "-0.39866841646142", "1e-05", "1e+15"), whole
+ * numbers below 10^15 in full ("10000", "-0"); "nan", "inf" and "-inf". */
 ClNumberText cl_format_number(double x);
 
 /* Appends a JSON string literal with the escapes JSON requires. */
