@@ -3,12 +3,14 @@
  * scene (`contactlab gradients`, `optimize`, `convergence`, `simulate`,
  * `reproduce`); bad lesson files get path-named messages; the handout PDF
  * has one page per step plus the cover. */
+#include "agreement.h"
 #include "cli-run.h"
 #include "lesson-file.h"
 #include "lesson.h"
 #include "numbers.h"
 #include "scene-file.h"
 
+#include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -615,6 +617,119 @@ static void test_export(void)
 	g_free(pdf_path);
 }
 
+/* Words of a PDF page with their boxes, from pdftotext -bbox. */
+typedef struct {
+	double x0, y0;
+	char *text;
+} Word;
+
+static GArray *page_words(const char *pdf, int page)
+{
+	g_autofree char *first = g_strdup_printf("%d", page);
+	const char *argv[] = {"pdftotext", "-f", first, "-l", first, "-bbox", pdf, "-", NULL};
+	g_autofree char *out = NULL;
+	int status;
+	g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+							   &out, NULL, &status, NULL));
+	GArray *words = g_array_new(FALSE, FALSE, sizeof(Word));
+	g_autoptr(GRegex) re = g_regex_new("<word xMin=\"([0-9.]+)\" yMin=\"([0-9.]+)\"[^>]*>([^<]*)</word>", 0, 0, NULL);
+	g_autoptr(GMatchInfo) match = NULL;
+	for (g_regex_match(re, out, 0, &match); g_match_info_matches(match); g_match_info_next(match, NULL)) {
+		g_autofree char *x = g_match_info_fetch(match, 1), *y = g_match_info_fetch(match, 2);
+		Word w = {g_ascii_strtod(x, NULL), g_ascii_strtod(y, NULL), g_match_info_fetch(match, 3)};
+		g_array_append_val(words, w);
+	}
+	return words;
+}
+
+/* A cell's number as the handout prints it: a true minus sign. */
+static double cell_number(const char *text)
+{
+	g_autofree char *ascii = g_strdup(text);
+	if (g_str_has_prefix(text, "−")) {
+		g_free(ascii);
+		ascii = g_strconcat("-", text + strlen("−"), NULL);
+	}
+	return g_ascii_strtod(ascii, NULL);
+}
+
+/* The handout colours a gradient cell as the window does: by cl_agreement
+ * of the adjoint against exact's, with its background (it coloured by sign
+ * alone, so impulse's −0.155 against exact's −0.212, 27 % off, was green on
+ * paper and orange on screen). The cells are found by their numbers' boxes
+ * and the colour read from the page rendered at 72 dpi (1 px per point). */
+static void test_handout_colours(void)
+{
+	g_autofree char *pdftotext = g_find_program_in_path("pdftotext"), *pdftoppm = g_find_program_in_path("pdftoppm");
+	if (!pdftotext || !pdftoppm) {
+		g_test_skip("pdftotext or pdftoppm is not installed");
+		return;
+	}
+	g_autofree char *pdf = g_build_filename(tmp_dir, "colours.pdf", NULL);
+	const char *args[] = {"lesson", "export", "two-answers", "--pdf", pdf, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_autofree char *stem = g_build_filename(tmp_dir, "colours-page", NULL);
+	const char *raster[] = {pdftoppm, "-f", "2", "-l", "2", "-r", "72", "-png", "-singlefile", pdf, stem, NULL};
+	int status;
+	g_assert_true(g_spawn_sync(NULL, (char **)raster, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status,
+							   NULL));
+	g_autofree char *png = g_strconcat(stem, ".png", NULL);
+	cairo_surface_t *page = cairo_image_surface_create_from_png(png);
+	g_assert_cmpint(cairo_surface_status(page), ==, CAIRO_STATUS_SUCCESS);
+	g_autoptr(GArray) words = page_words(pdf, 2);
+	/* the rows: the backend names in the table's first column (at the page
+	 * margin, 40 pt; the figure's legend names them too); the cells: numbers
+	 * on those rows right of the name column */
+	double exact_y = NAN, impulse_y = NAN;
+	for (guint i = 0; i < words->len; i++) {
+		const Word *w = &g_array_index(words, Word, i);
+		if (fabs(w->x0 - 40) > 1)
+			continue;
+		if (g_str_equal(w->text, "exact"))
+			exact_y = w->y0;
+		if (g_str_equal(w->text, "impulse"))
+			impulse_y = w->y0;
+	}
+	g_assert_false(isnan(exact_y) || isnan(impulse_y));
+	int compared = 0, not_good = 0;
+	const unsigned char *data = cairo_image_surface_get_data(page);
+	int stride = cairo_image_surface_get_stride(page);
+	for (guint i = 0; i < words->len; i++) {
+		const Word *cell = &g_array_index(words, Word, i);
+		if (fabs(cell->y0 - impulse_y) > 1 || cell->x0 < 150)
+			continue; /* the impulse row's numbers, past its name and loss columns */
+		const Word *exact = NULL;
+		for (guint k = 0; k < words->len && !exact; k++) {
+			const Word *w = &g_array_index(words, Word, k);
+			if (fabs(w->y0 - exact_y) < 1 && fabs(w->x0 - cell->x0) < 0.5)
+				exact = w;
+		}
+		g_assert_nonnull(exact);
+		ClAgreement a = cl_agreement(cell_number(cell->text), cell_number(exact->text), NULL);
+		ClPlotColor want = cl_agreement_background(a);
+		/* just left of the number, inside the cell's fill */
+		const unsigned char *px = data + (int)(cell->y0 + 2) * stride + 4 * (int)(cell->x0 - 2);
+		/* ARGB32, little endian: B G R A */
+		g_assert_cmpint(abs(px[2] - (int)lround(255 * want.r)), <=, 2);
+		g_assert_cmpint(abs(px[1] - (int)lround(255 * want.g)), <=, 2);
+		g_assert_cmpint(abs(px[0] - (int)lround(255 * want.b)), <=, 2);
+		compared++;
+		not_good += a != CL_AGREEMENT_GOOD;
+	}
+	/* the impulse row's two derivatives, one of them off by tens of percent */
+	g_assert_cmpint(compared, ==, 2);
+	g_assert_cmpint(not_good, >=, 1);
+	cairo_surface_destroy(page);
+	/* and the window's legend is on the page */
+	gboolean legend = FALSE;
+	for (guint i = 0; i < words->len; i++)
+		legend |= g_str_equal(g_array_index(words, Word, i).text, "wrong");
+	g_assert_true(legend);
+	for (guint i = 0; i < words->len; i++)
+		g_free(g_array_index(words, Word, i).text);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -636,6 +751,7 @@ int main(int argc, char **argv)
 	}
 	g_ptr_array_free(lessons, TRUE);
 	g_test_add_func("/lessons/export-handout", test_export);
+	g_test_add_func("/lessons/handout-colours", test_handout_colours);
 	int status = g_test_run();
 	g_hash_table_destroy(cli_cache);
 	char *rm[] = {"rm", "-rf", tmp_dir, NULL};
