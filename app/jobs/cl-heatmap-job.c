@@ -72,7 +72,7 @@ ClHeatmapJob *cl_heatmap_job_new(const ClScene *scene, const ClSweepAxis *x, con
 	job->cells = g_new(ClSweepCell, n);
 	job->mirror = g_new(ClSweepCell, n);
 	for (size_t i = 0; i < n; i++)
-		job->cells[i] = job->mirror[i] = (ClSweepCell){NAN, NAN, NAN, CL_STATUS_CANCELLED};
+		job->cells[i] = job->mirror[i] = cl_sweep_cell_pending();
 	return job;
 }
 

@@ -44,17 +44,7 @@ static ClConvergencePoint compute_point(const ClScene *base, const ClConvergence
 		double *g_s0 = xcalloc((size_t)cl_state_size(scene), sizeof(double));
 		double *g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
 		cl_rollout_gradient(rollout, g_s0, g_u);
-		switch (p->target) {
-		case CL_PARAM_POSITION:
-			point.value = g_s0[4 * p->ball + p->axis];
-			break;
-		case CL_PARAM_VELOCITY:
-			point.value = g_s0[4 * p->ball + 2 + p->axis];
-			break;
-		default: /* a control */
-			point.value = g_u[2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis];
-			break;
-		}
+		point.value = *cl_param_slot(scene, p, g_s0, g_u);
 		free(g_s0);
 		free(g_u);
 	} else if (!cl_status_is_fatal(point.status)) {

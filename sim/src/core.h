@@ -142,3 +142,24 @@ extern const ClBackend cl_backend_lcp_nimble;
 
 /* Shared parameter choices. */
 extern const char *const cl_precision_choices[];
+
+/* ---------------------------------------------------------------- random
+ *
+ * Counter-based streams for reproducible sampling: stream (seed, index) is
+ * a SplitMix64 generator whose start depends only on both numbers, so
+ * sample i draws the same numbers whichever thread computes it, in
+ * whatever order. Gaussians by Marsaglia's polar method (log and sqrt only).
+ */
+
+typedef struct ClRandom {
+	uint64_t state;
+	double spare; /* the polar method's second normal */
+	bool has_spare;
+} ClRandom;
+
+ClRandom cl_random_stream(uint64_t seed, uint64_t index);
+uint64_t cl_random_next(ClRandom *random);
+/* Uniform in (0, 1): 53 random bits, never 0. */
+double cl_random_uniform(ClRandom *random);
+/* Standard normal. */
+double cl_random_gaussian(ClRandom *random);

@@ -235,3 +235,18 @@ bool cl_param_has_adjoint(const ClParam *param)
 	return param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY ||
 		   param->target == CL_PARAM_CONTROL;
 }
+
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
+{
+	if (!cl_param_has_adjoint(param) || !cl_param_fits(scene, param))
+		return NULL;
+	/* a ball's block of the state starts with [px py vx vy], its block of a
+	 * control interval with [ux uy] */
+	size_t balls = (size_t)scene->ball_count;
+	if (param->target == CL_PARAM_CONTROL) {
+		size_t per_ball = (size_t)cl_control_size(scene) / ((size_t)scene->steps * balls);
+		return u + per_ball * ((size_t)param->step * balls + (size_t)param->ball) + (size_t)param->axis;
+	}
+	size_t per_ball = (size_t)cl_state_size(scene) / balls;
+	return s0 + per_ball * (size_t)param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) + (size_t)param->axis;
+}
