@@ -169,9 +169,6 @@ GArray *cl_cli_backends(char **ids, GError **error)
 	return backends;
 }
 
-
-
-
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error)
 {
 	if (g_strv_contains(choices, value))
@@ -231,4 +228,62 @@ void cl_cli_figure_files_clear(ClCliFigureFiles *files)
 	g_clear_pointer(&files->png, g_free);
 	g_clear_pointer(&files->svg, g_free);
 	g_clear_pointer(&files->pdf, g_free);
+}
+
+gboolean cl_cli_sampling_check(const ClCliSampling *o, GError **error)
+{
+	if (o->samples != -1 && (o->samples < 2 || o->samples > 1000000)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--samples %d: expected 2 … 1000000", o->samples);
+		return FALSE;
+	}
+	if (o->seed != -1 && o->seed < 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--seed %" G_GINT64_FORMAT ": expected a whole number ≥ 0", o->seed);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean cl_cli_sampling_given(const ClCliSampling *o)
+{
+	return o->sigma || o->samples != -1 || o->seed != -1;
+}
+
+gboolean cl_cli_sampling_sigma(const ClCliSampling *o, int count, double *sigma, GError **error)
+{
+	char **parts = g_strsplit(o->sigma ? o->sigma : "", ",", -1);
+	guint n = g_strv_length(parts);
+	gboolean ok = n == 1 || n == (guint)count;
+	if (!ok)
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--sigma %s: expected one value, or one per parameter (%d)", o->sigma ? o->sigma : "", count);
+	for (guint i = 0; ok && i < n; i++) {
+		char *end = NULL;
+		double x = g_ascii_strtod(parts[i], &end);
+		if (!parts[i][0] || *end || !isfinite(x) || x <= 0) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+						"--sigma %s: \"%s\" is not a positive number", o->sigma, parts[i]);
+			ok = FALSE;
+		}
+		for (int k = 0; ok && k < count; k++)
+			if (n == 1 || (guint)k == i)
+				sigma[k] = x;
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
+int cl_cli_sampling_samples(const ClCliSampling *o)
+{
+	return o->samples != -1 ? o->samples : CL_CLI_SAMPLES_DEFAULT;
+}
+
+guint64 cl_cli_sampling_seed(const ClCliSampling *o)
+{
+	return o->seed != -1 ? (guint64)o->seed : CL_CLI_SEED_DEFAULT;
+}
+
+void cl_cli_sampling_clear(ClCliSampling *o)
+{
+	g_clear_pointer(&o->sigma, g_free);
 }

@@ -42,10 +42,7 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 				ClParam param = {.target = targets[t], .ball = i, .step = 0, .axis = axis};
 				GradientRow row;
 				cl_param_name(scene, &param, row.name, sizeof row.name);
-				if (targets[t] == CL_PARAM_CONTROL)
-					row.adjoint = g_u[2 * i + axis]; /* step 0 comes first */
-				else
-					row.adjoint = g_s0[4 * i + (targets[t] == CL_PARAM_VELOCITY ? 2 : 0) + axis];
+				row.adjoint = *cl_param_slot(scene, &param, g_s0, g_u);
 				row.fd_step = cl_fd_step(scene, backend, &param);
 				row.fd = out->ran ? cl_finite_difference(scene, backend, &param, row.fd_step, NULL) : NAN;
 				g_array_append_val(out->rows, row);
@@ -78,11 +75,6 @@ static void put_csv(GString *out, const BackendResult *results, guint count)
 	}
 }
 
-static void put_json_number(GString *out, double x)
-{
-	g_string_append(out, isfinite(x) ? cl_format_number(x).text : "null");
-}
-
 static void put_json(GString *out, const ClScene *scene, const BackendResult *results, guint count)
 {
 	g_string_append(out, "{ \"scene\": ");
@@ -97,18 +89,18 @@ static void put_json(GString *out, const ClScene *scene, const BackendResult *re
 		g_string_append(out, ", \"message\": ");
 		cl_json_append_string(out, r->status.message);
 		g_string_append(out, ", \"loss\": ");
-		put_json_number(out, r->loss);
+		cl_json_append_number(out, r->loss);
 		g_string_append(out, ",\n    \"gradient\": {");
 		for (guint i = 0; i < r->rows->len; i++) {
 			const GradientRow *row = &g_array_index(r->rows, GradientRow, i);
 			g_string_append(out, i ? ",\n      " : "\n      ");
 			cl_json_append_string(out, row->name);
 			g_string_append(out, ": { \"value\": ");
-			put_json_number(out, row->adjoint);
+			cl_json_append_number(out, row->adjoint);
 			g_string_append(out, ", \"fd\": ");
-			put_json_number(out, row->fd);
+			cl_json_append_number(out, row->fd);
 			g_string_append(out, ", \"fd_step\": ");
-			put_json_number(out, row->fd_step);
+			cl_json_append_number(out, row->fd_step);
 			g_string_append(out, " }");
 		}
 		g_string_append(out, " } }");

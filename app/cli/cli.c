@@ -28,6 +28,10 @@ static const ClCommand commands[] = {
 	 "heatmap SCENE --x PARAM:MIN:MAX:N --y PARAM:MIN:MAX:N [--backend ID]... [--quantity Q] [--threads N]\n"
 	 "        [--csv FILE] [--png|--svg|--pdf FILE] [--set KEY=VALUE]...\n"
 	 "      loss, gradient, angle error or sign agreement over a grid, one panel per backend"},
+	{"smooth", cl_cmd_smooth,
+	 "smooth SCENE --param P [--param P]... --sigma S[,S...] [--samples N] [--seed K] [--backend ID]...\n"
+	 "       [--antithetic] [--gamma G] [--quadrature] [--format table|csv|json] [--terms-csv FILE] [--set KEY=VALUE]...\n"
+	 "      gradients of the randomly smoothed loss: ZoBG, FoBG and AoBG with standard errors, beside the point gradient"},
 	{"figure", cl_cmd_figure, "figure 2|4|5 --png|--svg|--pdf FILE\n      the paper's Figures 2, 4 and 5, recomputed"},
 	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
 	{"reproduce", cl_cmd_reproduce,
