@@ -19,8 +19,9 @@ static const ClCommand commands[] = {
 	 "      loss and its derivatives w.r.t. every ball's initial position, velocity and first control,\n"
 	 "      by each backend's adjoint and by central differences of its own forward map"},
 	{"optimize", cl_cmd_optimize,
-	 "optimize SCENE --backend ID [--lr X] [--iters N] [--csv FILE] [--controls-csv FILE] [--set KEY=VALUE]...\n"
-	 "      gradient descent on the scene's optimization problem"},
+	 "optimize SCENE --backend ID [--lr X] [--iters N] [--gradient adjoint|zobg|fobg|aobg [--sigma S] [--samples N]\n"
+	 "         [--seed K]] [--csv FILE] [--controls-csv FILE] [--set KEY=VALUE]...\n"
+	 "      gradient descent on the scene's optimization problem, along the adjoint or a smoothed estimate"},
 	{"simulate", cl_cmd_simulate,
 	 "simulate SCENE [--backend ID]... [--csv FILE] [--set KEY=VALUE]...\n"
 	 "      trajectories as CSV: backend,step,time,ball,x,y,vx,vy"},

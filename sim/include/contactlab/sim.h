@@ -66,6 +66,8 @@ typedef struct ClLossTerm {
 } ClLossTerm;
 
 #define CL_OPTIMIZE_PARAMS_MAX 16
+#define CL_OPTIMIZE_SAMPLES_DEFAULT 100
+#define CL_OPTIMIZE_SEED_DEFAULT 1
 
 typedef enum ClOptimizerKind {
 	CL_OPTIMIZER_GD,
@@ -95,7 +97,8 @@ typedef struct ClOptimizeDef {
 	int iterations;
 	ClOptimizerKind optimizer;
 	/* The smoothing estimators perturb every parameter by N(0, sigma²) and
-	 * draw samples fresh at each iteration k, with seed + k. */
+	 * draw samples fresh at each iteration k, with seed + k (cl_scene_new:
+	 * adjoint, sigma 0, CL_OPTIMIZE_SAMPLES_DEFAULT, CL_OPTIMIZE_SEED_DEFAULT). */
 	ClGradientEstimator gradient;
 	double sigma;
 	int samples;
