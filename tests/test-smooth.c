@@ -16,8 +16,8 @@
 typedef struct Run {
 	int count;
 	int backends[16];
-	ClParam params[2];
-	double sigma[2];
+	ClParam params[3];
+	double sigma[3];
 	ClSmoothResult results[16];
 	ClSmoothQuadrature quad[16];
 } Run;
@@ -470,7 +470,8 @@ static void test_invalid(void)
 	run.sigma[0] = -1;
 	g_assert_false(cl_smooth(scene, &def, run.results, &status));
 	g_assert_nonnull(strstr(status.message, "sigma of ball.position.y"));
-	run.sigma[0] = run.sigma[1] = 0.05;
+	run.sigma[0] = run.sigma[1] = run.sigma[2] = 0.05;
+	run.params[1] = run.params[2] = run.params[0];
 	def.param_count = 2;
 	g_assert_false(cl_smooth(scene, &def, run.results, &status));
 	g_assert_nonnull(strstr(status.message, "given twice"));
@@ -484,12 +485,13 @@ static void test_invalid(void)
 	g_assert_false(cl_smooth(scene, &def, run.results, &status));
 	g_assert_nonnull(strstr(status.message, "unknown backend"));
 	def.backends = run.backends;
-	def.param_count = 1;
-	run.params[1] = run.params[0];
+	g_assert_true(cl_param_parse(scene, "ball.position.x", &run.params[1], NULL, 0));
+	g_assert_true(cl_param_parse(scene, "ball.velocity.x", &run.params[2], NULL, 0));
 	g_assert_false(cl_smooth_quadrature(scene, &(ClSmoothDef){.params = run.params, .sigma = run.sigma,
 															  .param_count = 3, .backends = run.backends,
 															  .backend_count = 1},
 										0, run.quad, &status));
+	g_assert_nonnull(strstr(status.message, "quadrature: 3 parameters"));
 	cl_scene_free(scene);
 }
 
@@ -646,8 +648,9 @@ static void test_sweep_smoothing(void)
 		g_assert_true(same_bits(cell->fobg_y, r[b].gradient[1].fobg.mean));
 		g_assert_true(same_bits(cl_sweep_quantity(CL_SWEEP_FOBG_BIAS_X, cell, &smoothed[cl_sweep_index(&def, 0, 2, 1)]),
 								r[b].gradient[0].fobg.mean - r[0].gradient[0].zobg.mean));
-		cl_smooth_result_clear(&r[b]);
 	}
+	for (int b = 0; b < 2; b++)
+		cl_smooth_result_clear(&r[b]);
 	g_assert_cmpint(cl_sweep_quantity_find("fobg-bias-y"), ==, CL_SWEEP_FOBG_BIAS_Y);
 	g_assert_cmpuint(cl_sweep_quantity_needs(CL_SWEEP_FOBG_BIAS_X), ==,
 					 CL_SWEEP_NEEDS_EXACT | CL_SWEEP_NEEDS_SMOOTHING | CL_SWEEP_NEEDS_FOBG);

@@ -228,8 +228,6 @@ static const ClStatus *evaluate(Evaluator *e, const double *w, double *loss, dou
 		for (int k = 0; k < e->d; k++)
 			*e->at[k] = e->theta[k] + w[k];
 		cl_rollout_run(e->rollout, e->s0, e->u, e->record);
-		for (int k = 0; k < e->d; k++)
-			*e->at[k] = e->theta[k];
 	} else {
 		for (int k = 0; k < e->d; k++)
 			cl_param_set(e->copy, &e->params[k], e->theta[k] + w[k]);
