@@ -79,7 +79,7 @@ static int compare_names(gconstpointer a, gconstpointer b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *preset_list(void)
+char *cl_cli_preset_list(void)
 {
 	char *dir = g_build_filename(cl_data_dir(), "presets", NULL);
 	GDir *d = g_dir_open(dir, 0, NULL);
@@ -107,7 +107,7 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
 		scene = cl_preset_load(scene_arg, &preset_error);
 		if (!scene) {
 			if (g_error_matches(preset_error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO)) {
-				char *presets = preset_list();
+				char *presets = cl_cli_preset_list();
 				g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO,
 							"%s: no such scene file and no preset of this name (presets: %s)", scene_arg, presets);
 				g_free(presets);

@@ -24,6 +24,9 @@ gboolean cl_cli_one_scene(const char *command, char **positional, GError **error
 /* If error is set: reports it like cl_cli_fail with status, and frees it. */
 void cl_cli_report(GError *error, int status);
 
+/* The preset ids, sorted, comma-separated (free with g_free). */
+char *cl_cli_preset_list(void);
+
 /* SCENE is a file path or a preset id; the settings (--set) are applied and
  * the result validated. */
 ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);

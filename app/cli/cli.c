@@ -56,9 +56,11 @@ static void print_usage(FILE *out)
 				 "Commands (each takes --help):\n");
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		fprintf(out, "  %s\n", commands[i].usage);
-	fprintf(out, "\nSCENE is a scene file (JSON) or a preset id: task1-bounce-once, task2-ground-wall,\n"
-				 "task2-ground-wall-friction, task3-two-balls, empty.\n"
-				 "Exit status: 0 ok, 1 a computation failed, 2 bad input.\n");
+	char *presets = cl_cli_preset_list();
+	fprintf(out, "\nSCENE is a scene file (JSON) or a preset id: %s.\n"
+				 "Exit status: 0 ok, 1 a computation failed, 2 bad input.\n",
+			presets);
+	g_free(presets);
 }
 
 bool cl_cli_wants(int argc, char **argv)
