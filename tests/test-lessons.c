@@ -327,8 +327,8 @@ static void check_smooth_cite(const ClLessonStep *step, const ClCite *cite, cons
 		gboolean se = g_str_has_suffix(name, "-se");
 		char *estimator = se ? g_strndup(name, strlen(name) - 3) : g_strdup(name);
 		const char *parameter = what < CL_SMOOTH_CITE_LOSS ? cite->parameter : "";
-		double expected = smooth_csv_value(smooth_cli(step, scene_path, "csv", NULL), id, estimator, parameter, se ? 4 : 3);
-		check_cite(cite, value, shown, expected);
+		const char *csv = smooth_cli(step, scene_path, "csv", NULL);
+		check_cite(cite, value, shown, smooth_csv_value(csv, id, estimator, parameter, se ? 4 : 3));
 		g_free(estimator);
 		break;
 	}

@@ -6,6 +6,21 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+ClCliProgress cl_cli_progress_new(void)
+{
+	return (ClCliProgress){.show = isatty(STDERR_FILENO)};
+}
+
+void cl_cli_progress_update(ClCliProgress *p, int done, int total, const char *unit)
+{
+	gint64 now = g_get_monotonic_time();
+	if (!p->show || (done < total && now - p->last < 100000))
+		return;
+	p->last = now;
+	fprintf(stderr, "\r%d/%d %s%s", done, total, unit, done == total ? "\n" : "");
+}
 
 int cl_cli_fail(int status, const char *format, ...)
 {

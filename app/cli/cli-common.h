@@ -24,6 +24,16 @@ gboolean cl_cli_one_scene(const char *command, char **positional, GError **error
 /* If error is set: reports it like cl_cli_fail with status, and frees it. */
 void cl_cli_report(GError *error, int status);
 
+/* A progress line on stderr ("\r12/40 cells"), only on a terminal and at
+ * most every 0.1 s (and at the end). */
+typedef struct ClCliProgress {
+	gboolean show;
+	gint64 last;
+} ClCliProgress;
+
+ClCliProgress cl_cli_progress_new(void);
+void cl_cli_progress_update(ClCliProgress *progress, int done, int total, const char *unit);
+
 /* The preset ids, sorted, comma-separated (free with g_free). */
 char *cl_cli_preset_list(void);
 

@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* PARAM:MIN:MAX:N, split from the right so the name is everything before. */
 static gboolean parse_axis(const ClScene *scene, const char *option, const char *spec, ClSweepAxis *axis,
@@ -62,22 +61,12 @@ out:
 	return ok;
 }
 
-typedef struct Progress {
-	gboolean show;
-	gint64 last;
-} Progress;
-
 static void on_progress(int done, int total, int slot, int ix, int iy, void *user)
 {
 	(void)slot;
 	(void)ix;
 	(void)iy;
-	Progress *p = user;
-	gint64 now = g_get_monotonic_time();
-	if (!p->show || (done < total && now - p->last < 100000))
-		return;
-	p->last = now;
-	fprintf(stderr, "\r%d/%d cells%s", done, total, done == total ? "\n" : "");
+	cl_cli_progress_update(user, done, total, "cells");
 }
 
 /* Reports the cells each backend could not compute, one line per backend. */
@@ -214,7 +203,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	}
 	def.backends = (const int *)backends->data;
 	def.backend_count = (int)backends->len;
-	Progress progress = {.show = isatty(STDERR_FILENO)};
+	ClCliProgress progress = cl_cli_progress_new();
 	def.progress = on_progress;
 	def.user = &progress;
 	cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct Request {
 	const ClScene *scene;
@@ -292,19 +291,9 @@ static GString *terms_csv(const Request *rq)
 	return out;
 }
 
-typedef struct Progress {
-	gboolean show;
-	gint64 last;
-} Progress;
-
 static void on_progress(int done, int total, void *user)
 {
-	Progress *p = user;
-	gint64 now = g_get_monotonic_time();
-	if (!p->show || (done < total && now - p->last < 100000))
-		return;
-	p->last = now;
-	fprintf(stderr, "\r%d/%d runs%s", done, total, done == total ? "\n" : "");
+	cl_cli_progress_update(user, done, total, "runs");
 }
 
 int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
@@ -421,7 +410,7 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	def->backends = (const int *)backends->data;
 	def->backend_count = (int)backends->len;
 	def->threads = threads ? threads : (int)g_get_num_processors();
-	Progress progress = {.show = isatty(STDERR_FILENO)};
+	ClCliProgress progress = cl_cli_progress_new();
 	def->progress = on_progress;
 	def->user = &progress;
 	rq.quadrature = quadrature;
@@ -457,8 +446,9 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 		}
 		if (r->not_ok) {
 			char *text = cl_status_text(&r->first_problem);
-			fprintf(stderr, "contactlab: note: %s: %d of %d sample runs not ok (ZoBG uses %d terms, FoBG %d); the first: %s\n",
-					id, r->not_ok, samples, r->zobg_terms, r->fobg_terms, text);
+			fprintf(stderr,
+					"contactlab: note: %s: %d of %d sample runs not ok (ZoBG uses %d terms, FoBG %d); the first: %s\n", id,
+					r->not_ok, samples, r->zobg_terms, r->fobg_terms, text);
 			g_free(text);
 		}
 		if (quadrature && rq.quad[s].failed)

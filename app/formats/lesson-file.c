@@ -618,7 +618,8 @@ static gboolean parse_smooth_cite(const ClLessonStep *step, const char *const *w
 	cite->kind = CL_CITE_SMOOTH;
 	cite->backend = cl_backend_find(words[1]);
 	if (cite->backend < 0 || !backend_enabled(step, cite->backend)) {
-		*reason = g_strdup_printf(cite->backend < 0 ? "unknown backend \"%s\"" : "backend \"%s\" is not enabled in this step",
+		*reason = g_strdup_printf(cite->backend < 0 ? "unknown backend \"%s\""
+												   : "backend \"%s\" is not enabled in this step",
 								  words[1]);
 		return FALSE;
 	}

@@ -106,6 +106,13 @@ void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+/* Sets *status (when not NULL) to code and the formatted message, step −1;
+ * returns false, for "return cl_status_fail(…)" on invalid input. */
+bool cl_status_fail(ClStatus *status, ClStatusCode code, const char *format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
 /* Warnings (grazing, simultaneous, Zeno, in contact) keep the run going and
  * flag its gradient; every other failure stops the rollout at this step. */
 bool cl_status_is_fatal(ClStatusCode code);

@@ -4,7 +4,6 @@
  * order afterwards, so no number depends on the thread count. */
 #include "core.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +322,25 @@ static int batch_worker(void *data)
 	return 0;
 }
 
+/* The batch of a definition's backends and parameters at the rows of w. */
+static Batch batch_of(const ClScene *scene, const ClSmoothDef *def, int rows, const double *w, bool gradients)
+{
+	return (Batch){
+		.scene = scene,
+		.params = def->params,
+		.d = def->param_count,
+		.backends = def->backends,
+		.backend_count = def->backend_count,
+		.gradients = gradients,
+		.rows = rows,
+		.w = w,
+		.threads = def->threads,
+		.progress = def->progress,
+		.user = def->user,
+		.cancel = def->cancel,
+	};
+}
+
 /* Runs the batch; false when cancelled. */
 static bool batch_run(Batch *b)
 {
@@ -397,24 +415,6 @@ static void batch_clear(Batch *b)
 
 /* ------------------------------------------------------------ checks */
 
-static bool fail(ClStatus *status, ClStatusCode code, const char *format, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
-
-static bool fail(ClStatus *status, ClStatusCode code, const char *format, ...)
-{
-	if (status) {
-		*status = (ClStatus){.code = code, .step = -1};
-		va_list args;
-		va_start(args, format);
-		vsnprintf(status->message, sizeof status->message, format, args);
-		va_end(args);
-	}
-	return false;
-}
-
 static bool same_param(const ClParam *a, const ClParam *b)
 {
 	return a->target == b->target && a->axis == b->axis &&
@@ -455,28 +455,29 @@ static int repeated_param(const ClScene *scene, const ClParam *params, int count
 static bool check_common(const ClScene *scene, const ClSmoothDef *def, ClStatus *status)
 {
 	if (def->param_count < 1 || !def->params || !def->sigma)
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: no parameter");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: no parameter");
 	for (int k = 0; k < def->param_count; k++) {
 		char name[CL_NAME_MAX];
 		if (!cl_param_fits(scene, &def->params[k]))
-			return fail(status, CL_STATUS_UNSUPPORTED, "smooth: parameter %d does not exist in this scene", k + 1);
+			return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: parameter %d does not exist in this scene",
+								  k + 1);
 		cl_param_name(scene, &def->params[k], name, sizeof name);
 		if (!(isfinite(def->sigma[k]) && def->sigma[k] > 0.0))
-			return fail(status, CL_STATUS_UNSUPPORTED, "smooth: sigma of %s must be positive and finite (got %g)",
-						name, def->sigma[k]);
+			return cl_status_fail(status, CL_STATUS_UNSUPPORTED,
+								  "smooth: sigma of %s must be positive and finite (got %g)", name, def->sigma[k]);
 	}
 	/* a repeat would be perturbed twice over, with two noise scales */
 	int repeat = repeated_param(scene, def->params, def->param_count);
 	if (repeat >= 0) {
 		char name[CL_NAME_MAX];
 		cl_param_name(scene, &def->params[repeat], name, sizeof name);
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: %s is given twice", name);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: %s is given twice", name);
 	}
 	if (def->backend_count < 1 || !def->backends)
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: no backend");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: no backend");
 	for (int b = 0; b < def->backend_count; b++)
 		if (!cl_backend_info(def->backends[b]))
-			return fail(status, CL_STATUS_UNSUPPORTED, "smooth: unknown backend %d", def->backends[b]);
+			return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: unknown backend %d", def->backends[b]);
 	return true;
 }
 
@@ -486,15 +487,10 @@ static bool check_memory(const ClSmoothDef *def, size_t rows, size_t extra_per_r
 	size_t d = (size_t)def->param_count, n = (size_t)def->backend_count;
 	double bytes = (double)rows * (8.0 * (double)d + (double)n * (9.0 + 8.0 * (double)d) + (double)extra_per_row);
 	if (bytes > (double)SMOOTH_MEMORY_MAX)
-		return fail(status, CL_STATUS_UNSUPPORTED,
-					"smooth: %zu runs × %d backends × %d parameters need %.0f MB (at most %zu MB)", rows,
-					def->backend_count, def->param_count, bytes / 1e6, SMOOTH_MEMORY_MAX / 1000000);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED,
+							  "smooth: %zu runs × %d backends × %d parameters need %.0f MB (at most %zu MB)", rows,
+							  def->backend_count, def->param_count, bytes / 1e6, SMOOTH_MEMORY_MAX / 1000000);
 	return true;
-}
-
-static bool cancelled(ClStatus *status)
-{
-	return fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
 }
 
 /* ------------------------------------------------------------ sampling */
@@ -660,15 +656,15 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 	if (!check_common(scene, def, status))
 		return false;
 	if (def->samples < 2 || def->samples > SMOOTH_SAMPLES_MAX)
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: %d samples (2 to %d allowed)", def->samples,
-					SMOOTH_SAMPLES_MAX);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: %d samples (2 to %d allowed)", def->samples,
+							  SMOOTH_SAMPLES_MAX);
 	if (def->antithetic && def->samples % 2)
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: antithetic sampling needs an even number of samples (got %d)",
-					def->samples);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED,
+							  "smooth: antithetic sampling needs an even number of samples (got %d)", def->samples);
 	if (!(def->delta > 0.0 && def->delta < 1.0))
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: delta must be in (0, 1) (got %g)", def->delta);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: delta must be in (0, 1) (got %g)", def->delta);
 	if (!(isnan(def->gamma) || isfinite(def->gamma)))
-		return fail(status, CL_STATUS_UNSUPPORTED, "smooth: gamma must be finite");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "smooth: gamma must be finite");
 	int d = def->param_count, terms = def->antithetic ? def->samples / 2 : def->samples;
 	int rows = 1 + def->samples;
 	/* per row besides the batch: eps, and three term values per backend */
@@ -689,20 +685,7 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 		for (int k = 0; k < d; k++)
 			w[(size_t)r * (size_t)d + (size_t)k] = sign * def->sigma[k] * eps[(size_t)j * (size_t)d + (size_t)k];
 	}
-	Batch b = {
-		.scene = scene,
-		.params = def->params,
-		.d = d,
-		.backends = def->backends,
-		.backend_count = def->backend_count,
-		.gradients = !def->zeroth_order_only,
-		.rows = rows,
-		.w = w,
-		.threads = def->threads,
-		.progress = def->progress,
-		.user = def->user,
-		.cancel = def->cancel,
-	};
+	Batch b = batch_of(scene, def, rows, w, !def->zeroth_order_only);
 	bool ok = batch_run(&b);
 	if (ok) {
 		int exact_slot = -1;
@@ -742,7 +725,7 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 	batch_clear(&b);
 	free(eps);
 	free(w);
-	return ok || cancelled(status);
+	return ok || cl_status_fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
 }
 
 /* ------------------------------------------------------------ quadrature */
@@ -756,12 +739,12 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 		return false;
 	int d = def->param_count;
 	if (d > 2)
-		return fail(status, CL_STATUS_UNSUPPORTED, "quadrature: %d parameters (1 or 2 allowed)", d);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "quadrature: %d parameters (1 or 2 allowed)", d);
 	int n = points > 0 ? points : d == 1 ? 2048 : 256;
 	double reach = d == 1 ? 6.0 : 4.5;
 	if (n < 3 || n > (d == 1 ? SMOOTH_SAMPLES_MAX : 2048))
-		return fail(status, CL_STATUS_UNSUPPORTED, "quadrature: %d points per axis (3 to %d allowed)", n,
-					d == 1 ? SMOOTH_SAMPLES_MAX : 2048);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "quadrature: %d points per axis (3 to %d allowed)", n,
+							  d == 1 ? SMOOTH_SAMPLES_MAX : 2048);
 	int grid = d == 1 ? n : n * n, rows = 1 + grid;
 	if (!check_memory(def, (size_t)rows, 8, status))
 		return false;
@@ -786,20 +769,7 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 		}
 		weight[g + 1] = c;
 	}
-	Batch b = {
-		.scene = scene,
-		.params = def->params,
-		.d = d,
-		.backends = def->backends,
-		.backend_count = def->backend_count,
-		.gradients = true,
-		.rows = rows,
-		.w = w,
-		.threads = def->threads,
-		.progress = def->progress,
-		.user = def->user,
-		.cancel = def->cancel,
-	};
+	Batch b = batch_of(scene, def, rows, w, true);
 	bool ok = batch_run(&b);
 	for (int s = 0; ok && s < def->backend_count; s++) {
 		ClSmoothQuadrature *q = &results[s];
@@ -832,5 +802,5 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 	free(node);
 	free(w);
 	free(weight);
-	return ok || cancelled(status);
+	return ok || cl_status_fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
 }

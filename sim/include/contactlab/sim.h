@@ -419,7 +419,8 @@ typedef struct ClSmoothAlpha {
 	double gap;           /* ‖ĝ1 − ĝ0‖ */
 	double gamma;         /* γ, the tolerated bias, in the gradient's units */
 	double delta;         /* δ, the failure probability of the ZoBG confidence bound */
-	double epsilon; /* ε = √(2σ̂0² log((d+1)/δ)/N) + 2R log((d+1)/δ)/(3N): ‖ĝ0 − ∇F_σ‖ ≤ ε w.p. 1 − δ */
+	/* ε = √(2σ̂0² log((d+1)/δ)/N) + 2R log((d+1)/δ)/(3N): ‖ĝ0 − ∇F_σ‖ ≤ ε with probability 1 − δ */
+	double epsilon;
 	double alpha;
 	ClSmoothAlphaRule rule;
 } ClSmoothAlpha;
