@@ -202,6 +202,16 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 	return r->status.code == CL_STATUS_OK;
 }
 
+const ClScene *cl_rollout_scene(const ClRollout *r)
+{
+	return r->scene;
+}
+
+int cl_rollout_backend(const ClRollout *r)
+{
+	return r->backend_index;
+}
+
 const ClStatus *cl_rollout_status(const ClRollout *r)
 {
 	return &r->status;
@@ -359,12 +369,4 @@ double cl_finite_difference(const ClScene *scene, int backend, const ClParam *pa
 	double plus = loss_at(scene, backend, param, x + h, status);
 	double minus = loss_at(scene, backend, param, x - h, status);
 	return (plus - minus) / (2.0 * h);
-}
-
-double cl_fd_step(const ClScene *scene, int backend, const ClParam *param)
-{
-	double base = cl_backend_is_float32(scene, backend) ? 1e-4 : 1e-6;
-	if (param->target == CL_PARAM_CONTROL)
-		base /= cl_scene_dt(scene);
-	return base * fmax(1.0, fabs(cl_param_get(scene, param)));
 }

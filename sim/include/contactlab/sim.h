@@ -209,10 +209,39 @@ double cl_param_get(const ClScene *scene, const ClParam *param);
 void cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
-/* Where a parameter with an adjoint sits in a rollout's initial state and
- * controls (s0: cl_state_size, u: cl_control_size entries), or, given
- * (dL/ds0, dL/du), its derivative; NULL for a parameter without an adjoint. */
+/* Where a parameter with an adjoint lives in the concatenation [s0 | u]
+ * (state size + control size entries), so its derivative is dL/ds0[k] or
+ * dL/du[k − state size]; −1 for a parameter without an adjoint. */
+long cl_param_offset(const ClScene *scene, const ClParam *param);
+/* The same as a pointer into a rollout's initial state and controls (s0:
+ * cl_state_size, u: cl_control_size entries), or, given (dL/ds0, dL/du),
+ * to its derivative; NULL for a parameter without an adjoint or one that
+ * does not fit the scene. */
 double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u);
+
+/* Groups of the scalar parameters a scene offers. */
+typedef enum ClParamGroup {
+	CL_PARAMS_INITIAL_STATE = 1 << 0, /* each ball's position.x|y, velocity.x|y */
+	CL_PARAMS_FIRST_CONTROL = 1 << 1, /* each ball's control[0].x|y */
+	CL_PARAMS_BALL_PHYSICS = 1 << 2,  /* each ball's radius, mass */
+	CL_PARAMS_GLOBAL = 1 << 3,        /* elasticity, friction, gravity.x|y, duration */
+	/* the gradient table's columns, the perturbation and convergence choices */
+	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
+	/* what a heatmap axis can vary */
+	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL,
+} ClParamGroup;
+
+/* The one enumeration of a scene's parameters, in a fixed order (ball by
+ * ball: position, velocity, control[0], radius, mass; then the globals), of
+ * the groups asked for; ball ≥ 0 keeps that ball's only (globals stay).
+ * Writes up to capacity into out (which may be NULL) and returns how many
+ * there are. */
+int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *out, int capacity);
+/* The same in a new array (free() it; never NULL), *count its length. */
+ClParam *cl_scene_params_new(const ClScene *scene, unsigned groups, int ball, int *count);
+/* True when the ball takes part in the loss or is actuated: the balls whose
+ * columns a big scene's gradient table shows first. */
+bool cl_scene_ball_matters(const ClScene *scene, int ball);
 
 /* --------------------------------------------------------------- backends */
 
@@ -308,6 +337,8 @@ void cl_rollout_free(ClRollout *rollout);
  * when the status is not ok (the trajectory up to that step is kept). */
 bool cl_rollout_run(ClRollout *rollout, const double *s0, const double *u, bool record);
 
+const ClScene *cl_rollout_scene(const ClRollout *rollout);
+int cl_rollout_backend(const ClRollout *rollout);
 const ClStatus *cl_rollout_status(const ClRollout *rollout);
 /* (steps + 1) × state size. */
 const double *cl_rollout_states(const ClRollout *rollout);
@@ -327,15 +358,7 @@ double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double 
 /* The loss of a final state and controls, and its partial derivatives. */
 double cl_loss(const ClScene *scene, const double *s_final, const double *u, double *dl_ds, double *dl_du);
 
-/* ------------------------------------------------------- gradients, named */
-
-/* dL/d(param) by the adjoint (initial state, controls) or, for other
- * parameters, by central differences. */
-typedef struct ClGradient {
-	double loss;
-	double value;
-	ClStatus status;
-} ClGradient;
+/* ------------------------------------------------------------ gradients */
 
 /* Central finite difference of the backend's own forward map:
  * (L(θ+h) − L(θ−h)) / 2h. */
@@ -350,6 +373,51 @@ double cl_finite_difference(const ClScene *scene, int backend, const ClParam *pa
  * against an adjoint of 0.95). A control's step is divided by dt: a force
  * acts through dt, so h/dt moves the state as much as a velocity step of h. */
 double cl_fd_step(const ClScene *scene, int backend, const ClParam *param);
+
+/* One derivative of a gradient row. */
+typedef struct ClGradientCell {
+	double adjoint;         /* the backend's own gradient; NAN without one or when the run stopped */
+	double fd;              /* its central difference; NAN until taken */
+	double fd_step;         /* h of that difference; 0 when none was asked for */
+	ClStatusCode fd_status; /* the worse status of its two runs */
+} ClGradientCell;
+
+/* A backend's loss and derivatives with respect to a list of parameters:
+ * what the gradient table, the CLI, lessons and reproduce show. */
+typedef struct ClGradientRow {
+	int backend;
+	ClStatus status; /* of the recorded run */
+	bool complete;   /* every step simulated (ok or a warning): loss and gradients exist */
+	double loss;
+	int count;
+	ClGradientCell *cells; /* count entries, owned (cl_gradient_row_clear) */
+} ClGradientRow;
+
+/* Which central differences are taken beside the adjoints. */
+typedef enum ClFdChoice {
+	CL_FD_NONE, /* adjoints only */
+	CL_FD_AUTO, /* all when there are at most CL_FD_AUTO_ALL parameters, else those of the balls that matter */
+	CL_FD_ALL,
+	CL_FD_CHOICE_COUNT
+} ClFdChoice;
+
+#define CL_FD_AUTO_ALL 60
+
+const char *cl_fd_choice_name(ClFdChoice choice); /* "none", "auto", "all" */
+int cl_fd_choice_find(const char *name);          /* −1 when unknown */
+/* Whether choice differences parameter k of params. */
+bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *params, int count, int k);
+
+/* Loss and adjoints from a rollout run with record = true: a row of count
+ * cells with no differences taken yet. */
+void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count);
+/* Takes cell k's central difference (step cl_fd_step); a run that stopped
+ * has no loss to difference, so there fd stays NAN. */
+void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClParam *params, int k);
+/* The whole row: a recorded run, its adjoints, and the differences fd asks for. */
+void cl_gradient_row_compute(ClGradientRow *row, const ClScene *scene, int backend, const ClParam *params, int count,
+							 ClFdChoice fd);
+void cl_gradient_row_clear(ClGradientRow *row);
 
 /* ------------------------------------------------------------ optimization */
 
