@@ -517,7 +517,7 @@ typedef struct ClSmoothGradient {
 	ClSmoothEstimate zobg;            /* with the baseline f(θ), or antithetic */
 	ClSmoothEstimate zobg_nobaseline; /* (1/N) Σ f(θ + w_i) w_i/σ²; antithetic pairs cancel the baseline: = zobg */
 	ClSmoothEstimate fobg;            /* NAN without an adjoint */
-	ClSmoothEstimate aobg;
+	ClSmoothEstimate aobg;            /* α·FoBG + (1 − α)·ZoBG term by term, over the terms both use */
 	ClSmoothEstimate fobg_bias;       /* FoBG − exact's ZoBG, paired term by term; NAN without exact */
 } ClSmoothGradient;
 
