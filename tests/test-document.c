@@ -5,6 +5,9 @@
  * one thread budget, hold the application and always call back. */
 #include "cl-document.h"
 #include "cl-job.h"
+#include "cl-runner.h"
+#include "run-data.h"
+#include "cli-run.h"
 #include "scene-file.h"
 #include "tasks.h"
 
@@ -300,6 +303,58 @@ static void test_job_holds_app(void)
 	g_application_set_default(NULL);
 }
 
+/* ------------------------------------------------------------ runner */
+
+static void wait_for_result(ClDocument *doc, ClRunner *runner)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	for (;;) {
+		ClResult *r = cl_document_get_result(doc, CL_RESULT_RUN);
+		if (r && !cl_document_is_stale(doc, r) && !cl_runner_is_running(runner))
+			return;
+		g_assert_cmpint(g_get_monotonic_time(), <, end);
+		g_main_context_iteration(NULL, TRUE);
+	}
+}
+
+/* A live runner follows every change: the stored Run is always of the
+ * current revision once it has finished, and its table is the CLI's. */
+static void test_runner_follows_edits(void)
+{
+	Changes c = {0};
+	g_autoptr(ClDocument) doc = task3_document(&c);
+	g_autoptr(ClRunner) runner = cl_runner_new(doc);
+	cl_runner_set_fd(runner, CL_FD_ALL);
+	cl_runner_run(runner);
+	wait_for_result(doc, runner);
+	ClVec2 to = {-1.5, -2};
+	g_assert_true(cl_document_edit(doc, "Move ball", NULL, move_ball, &to, NULL));
+	g_assert_true(cl_document_is_stale(doc, cl_document_get_result(doc, CL_RESULT_RUN)));
+	wait_for_result(doc, runner);
+	ClResult *result = cl_document_get_result(doc, CL_RESULT_RUN);
+	g_assert_cmpfloat(cl_result_scene(result)->balls[0].position.x, ==, -1.5);
+	g_assert_cmpint(cl_runner_get_completed(runner), ==, 2);
+
+	/* the window's table says what `contactlab gradients --fd all --format csv` says */
+	g_autoptr(GString) csv = cl_run_data_gradient_csv(cl_result_payload(result), cl_result_scene(result));
+	const char *args[] = {"gradients", "task3-two-balls", "--set", "ball1.position.x=-1.5", "--fd", "all", "--format",
+						  "csv", NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
+	g_assert_cmpstr(csv->str, ==, out);
+
+	/* not live: a change leaves the result stale until Run */
+	cl_runner_set_live(runner, FALSE);
+	to.x = -1.4;
+	g_assert_true(cl_document_edit(doc, "Move ball", NULL, move_ball, &to, NULL));
+	for (int i = 0; i < 50; i++)
+		g_main_context_iteration(NULL, FALSE);
+	g_assert_false(cl_runner_is_running(runner));
+	g_assert_true(cl_document_is_stale(doc, cl_document_get_result(doc, CL_RESULT_RUN)));
+	cl_runner_run(runner);
+	wait_for_result(doc, runner);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -309,6 +364,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/document/selection", test_selection);
 	g_test_add_func("/document/recovery", test_recovery);
 	g_test_add_func("/document/backends", test_backends);
+	g_test_add_func("/runner/follows-edits", test_runner_follows_edits);
 	g_test_add_func("/job/budget", test_job_budget);
 	g_test_add_func("/job/holds-app", test_job_holds_app);
 	return g_test_run();

@@ -13,7 +13,7 @@ static void put_trajectory(GString *out, const ClScene *scene, int backend, cons
 	double dt = cl_scene_dt(scene);
 	for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
 		for (int i = 0; i < scene->ball_count; i++) {
-			const double *s = states + (gsize)n * (gsize)ns + 4 * i;
+			const double *s = states + (gsize)n * (gsize)ns + CL_BALL_STATE * i;
 			g_string_append_printf(out, "%s,%d,%s,%s", id, n, cl_format_number(n * dt).text, scene->balls[i].id);
 			for (int c = 0; c < 4; c++)
 				g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);

@@ -415,7 +415,7 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	def->user = &progress;
 	rq.quadrature = quadrature;
 	for (guint k = 0; k < backends->len; k++)
-		rq.has_exact |= g_array_index(backends, int, k) == cl_backend_find("exact");
+		rq.has_exact |= g_array_index(backends, int, k) == cl_backend_reference();
 	rq.results = g_new0(ClSmoothResult, backends->len);
 	ClStatus smooth_status;
 	gint64 start = g_get_monotonic_time();

@@ -407,6 +407,12 @@ void cl_document_clear_result(ClDocument *doc, ClResultKind kind)
 	emit(doc, CL_DOCUMENT_RESULTS);
 }
 
+void cl_document_result_updated(ClDocument *doc, ClResult *result)
+{
+	if (doc->results[cl_result_kind(result)] == result)
+		emit(doc, CL_DOCUMENT_RESULTS);
+}
+
 ClResult *cl_document_get_result(ClDocument *doc, ClResultKind kind)
 {
 	return kind < CL_RESULT_KIND_COUNT ? doc->results[kind] : NULL;

@@ -105,6 +105,9 @@ GArray *cl_document_enabled_backends(ClDocument *doc);
 /* Stores result as the current one of its kind (a new reference). */
 void cl_document_set_result(ClDocument *doc, ClResult *result);
 void cl_document_clear_result(ClDocument *doc, ClResultKind kind);
+/* The current result of its kind got more of its data (differences that
+ * arrive after it was stored): announced as a change of the results. */
+void cl_document_result_updated(ClDocument *doc, ClResult *result);
 /* The current result of kind (borrowed), or NULL. */
 ClResult *cl_document_get_result(ClDocument *doc, ClResultKind kind);
 /* TRUE when result was computed for an earlier revision of the scene. */

@@ -642,7 +642,7 @@ static gboolean parse_smooth_cite(const ClLessonStep *step, const char *const *w
 		return FALSE;
 	}
 	if (what == CL_SMOOTH_CITE_FOBG_BIAS || what == CL_SMOOTH_CITE_FOBG_BIAS_SE) {
-		if (!backend_enabled(step, cl_backend_find("exact"))) {
+		if (!backend_enabled(step, cl_backend_reference())) {
 			*reason = g_strdup("the FoBG bias is measured against exact's ZoBG: enable exact");
 			return FALSE;
 		}

@@ -142,6 +142,41 @@ void cl_job_cancel(ClJob *job)
 	g_cancellable_cancel(job->cancellable);
 }
 
+typedef struct {
+	ClJob *job;
+	int count;
+	gint next; /* atomic */
+	void (*item)(int index, gpointer data);
+	gpointer data;
+} Parallel;
+
+static gpointer parallel_worker(gpointer data)
+{
+	Parallel *p = data;
+	for (;;) {
+		if (cl_job_is_cancelled(p->job))
+			break;
+		int i = g_atomic_int_add(&p->next, 1);
+		if (i >= p->count)
+			break;
+		p->item(i, p->data);
+	}
+	return NULL;
+}
+
+void cl_job_parallel(ClJob *job, int count, void (*item)(int index, gpointer data), gpointer data)
+{
+	Parallel p = {.job = job, .count = count, .item = item, .data = data};
+	int helpers = MIN(cl_job_threads(job), count) - 1;
+	GThread **threads = g_new0(GThread *, (gsize)MAX(helpers, 1));
+	for (int t = 0; t < helpers; t++)
+		threads[t] = g_thread_new("cl-job", parallel_worker, &p);
+	parallel_worker(&p);
+	for (int t = 0; t < helpers; t++)
+		g_thread_join(threads[t]);
+	g_free(threads);
+}
+
 static gboolean execute(ClJob *job, GError **error)
 {
 	job->threads_granted = budget_acquire(job->threads_wanted);

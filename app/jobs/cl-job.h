@@ -31,6 +31,11 @@ gboolean cl_job_is_cancelled(ClJob *job);
 void cl_job_set_progress(ClJob *job, double fraction);
 double cl_job_get_progress(ClJob *job);
 
+/* For func: calls item(i, data) for every i in [0, count) on the job's
+ * threads (the calling one included), each i once; stops handing out items
+ * once the job is cancelled. */
+void cl_job_parallel(ClJob *job, int count, void (*item)(int index, gpointer data), gpointer data);
+
 /* Starts func in a worker thread; callback runs on the caller's main context
  * when it has returned (also after a cancel). */
 void cl_job_run_async(ClJob *job, GAsyncReadyCallback callback, gpointer user_data);

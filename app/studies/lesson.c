@@ -207,7 +207,7 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 		cl_optimize_apply(learned, params, count, result.parameters);
 		ClStatus status;
 		l->final_loss = loss_under(learned, backend, &status, &l->contacts);
-		l->exact_loss = loss_under(learned, cl_backend_find("exact"), &status, NULL);
+		l->exact_loss = loss_under(learned, cl_backend_reference(), &status, NULL);
 		cl_scene_free(learned);
 	}
 	cl_optimize_result_clear(&result);
@@ -232,7 +232,8 @@ static void compute_perturbation(const ClLessonStep *step, int backend, ClLesson
 	/* the direction e_θ in (s0, u) */
 	int ns = cl_state_size(scene);
 	double *ds0 = g_new0(double, (gsize)ns), *du = g_new0(double, (gsize)cl_control_size(scene) + 1);
-	*cl_param_slot(scene, &p, ds0, du) = 1;
+	if (cl_param_has_adjoint(&p))
+		*cl_param_slot(scene, &p, ds0, du) = 1;
 	out->ds_final = g_new0(double, (gsize)ns);
 	if (cl_rollout_steps_done(out->rollouts[1]) == scene->steps)
 		cl_rollout_jvp(out->rollouts[1], ds0, du, out->ds_final);

@@ -63,15 +63,14 @@ void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, 
 		row->cells[k] = (ClGradientCell){.adjoint = NAN, .fd = NAN, .fd_step = 0, .fd_status = CL_STATUS_OK};
 	if (!row->complete)
 		return;
-	size_t ns = (size_t)cl_state_size(scene), nu = (size_t)cl_control_size(scene);
-	double *g = cl_calloc(ns + nu + 1, sizeof(double));
-	cl_rollout_gradient(rollout, g, g + ns);
-	for (int k = 0; k < count; k++) {
-		long offset = cl_param_offset(scene, &params[k]);
-		if (offset >= 0)
-			row->cells[k].adjoint = g[offset];
-	}
-	free(g);
+	double *g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double));
+	double *g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
+	cl_rollout_gradient(rollout, g_s0, g_u);
+	for (int k = 0; k < count; k++)
+		if (cl_param_has_adjoint(&params[k]))
+			row->cells[k].adjoint = *cl_param_slot(scene, &params[k], g_s0, g_u);
+	free(g_s0);
+	free(g_u);
 }
 
 void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClParam *params, int k)

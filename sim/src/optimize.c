@@ -165,8 +165,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		return false;
 	}
 	/* a float32 peer stores its parameters in float32 and updates them there */
-	double precision = cl_scene_backend_param(scene, backend, "precision");
-	bool f32 = precision == CL_PRECISION_FLOAT32;
+	bool f32 = cl_backend_is_float32(scene, backend);
 	int ns = cl_state_size(scene), nu = cl_control_size(scene);
 	double *s0 = calloc((size_t)ns, sizeof(double));
 	double *u = calloc((size_t)nu + 1, sizeof(double));

@@ -236,25 +236,12 @@ bool cl_param_has_adjoint(const ClParam *param)
 		   param->target == CL_PARAM_CONTROL;
 }
 
-long cl_param_offset(const ClScene *scene, const ClParam *param)
-{
-	switch (param->target) {
-	case CL_PARAM_POSITION:
-		return 4L * param->ball + param->axis;
-	case CL_PARAM_VELOCITY:
-		return 4L * param->ball + 2 + param->axis;
-	case CL_PARAM_CONTROL:
-		return cl_state_size(scene) + 2L * ((long)param->step * scene->ball_count + param->ball) + param->axis;
-	default:
-		return -1;
-	}
-}
-
 double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
 {
-	long offset = cl_param_fits(scene, param) ? cl_param_offset(scene, param) : -1;
-	long state_size = cl_state_size(scene);
-	return offset < 0 ? NULL : offset < state_size ? s0 + offset : u + (offset - state_size);
+	if (param->target == CL_PARAM_CONTROL)
+		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
+	return s0 + CL_BALL_STATE * (size_t)param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) +
+		   (size_t)param->axis;
 }
 
 /* Appends p when there is room; counts it either way. */

@@ -131,6 +131,11 @@ void cl_step_contact(ClStepContext *ctx, double time, int ball, int other)
 	r->events[r->event_count++] = (ClContactEvent){.step = ctx->step, .time = time, .ball = ball, .other = other};
 }
 
+static const char *state_component(int i)
+{
+	return i % CL_BALL_STATE < 2 ? "position" : "velocity";
+}
+
 /* Generic guard: a blown-up or NaN state stops the run with a reason. */
 static void check_state(ClStepContext *ctx, const double *s)
 {
@@ -138,7 +143,7 @@ static void check_state(ClStepContext *ctx, const double *s)
 	for (int i = 0; i < ctx->rollout->state_size; i++) {
 		if (!isfinite(s[i])) {
 			cl_step_fail(ctx, CL_STATUS_NOT_FINITE, "ball \"%s\": %s became %g at step %d (t = %g s)",
-						 scene->balls[i / 4].id, (i % 4) < 2 ? "position" : "velocity", s[i], ctx->step,
+						 scene->balls[i / CL_BALL_STATE].id, state_component(i), s[i], ctx->step,
 						 (ctx->step + 1) * ctx->dt);
 			return;
 		}
@@ -146,7 +151,7 @@ static void check_state(ClStepContext *ctx, const double *s)
 			cl_step_fail(ctx, CL_STATUS_DIVERGED,
 						 "ball \"%s\": %s exceeded %g at step %d (t = %g s): the simulation diverged "
 						 "(stiffness too large for this dt?)",
-						 scene->balls[i / 4].id, (i % 4) < 2 ? "position" : "velocity", CL_DIVERGENCE_LIMIT,
+						 scene->balls[i / CL_BALL_STATE].id, state_component(i), CL_DIVERGENCE_LIMIT,
 						 ctx->step, (ctx->step + 1) * ctx->dt);
 			return;
 		}
@@ -253,21 +258,21 @@ double cl_loss(const ClScene *scene, const double *s, const double *u, double *d
 	double loss = 0.0;
 	for (int k = 0; k < scene->loss_count; k++) {
 		const ClLossTerm *t = &scene->loss[k];
-		const double *p = s + 4 * t->ball;
+		const double *p = s + CL_BALL_STATE * t->ball;
 		switch (t->type) {
 		case CL_LOSS_FINAL_POSITION: {
 			double dx = p[0] - t->target.x, dy = p[1] - t->target.y;
 			loss += t->weight * (dx * dx + dy * dy);
 			if (dl_ds) {
-				dl_ds[4 * t->ball] += 2.0 * t->weight * dx;
-				dl_ds[4 * t->ball + 1] += 2.0 * t->weight * dy;
+				dl_ds[CL_BALL_STATE * t->ball] += 2.0 * t->weight * dx;
+				dl_ds[CL_BALL_STATE * t->ball + 1] += 2.0 * t->weight * dy;
 			}
 			break;
 		}
 		case CL_LOSS_FINAL_COORDINATE:
 			loss += t->weight * p[t->axis];
 			if (dl_ds)
-				dl_ds[4 * t->ball + t->axis] += t->weight;
+				dl_ds[CL_BALL_STATE * t->ball + t->axis] += t->weight;
 			break;
 		case CL_LOSS_CONTROL_EFFORT:
 			for (int n = 0; n < scene->steps; n++) {

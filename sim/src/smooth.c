@@ -241,7 +241,9 @@ static const ClStatus *evaluate(Evaluator *e, const double *w, double *loss, dou
 		if (e->record)
 			cl_rollout_gradient(e->rollout, e->g_s0, e->g_u);
 		for (int k = 0; k < e->d; k++) {
-			const double *g = e->in_state ? e->grad_at[k] : cl_param_slot(scene, &e->params[k], e->g_s0, e->g_u);
+			const double *g = e->in_state							  ? e->grad_at[k]
+							  : cl_param_has_adjoint(&e->params[k]) ? cl_param_slot(scene, &e->params[k], e->g_s0, e->g_u)
+																	: NULL;
 			grad[k] = e->record && g ? *g : NAN;
 		}
 	}
@@ -433,7 +435,7 @@ static int repeated_param(const ClScene *scene, const ClParam *params, int count
 	bool *seen = cl_calloc(ns + nu, sizeof(bool));
 	int repeat = -1;
 	for (int k = 0; k < count && repeat < 0; k++) {
-		const double *at = cl_param_slot(scene, &params[k], s0, u);
+		const double *at = cl_param_has_adjoint(&params[k]) ? cl_param_slot(scene, &params[k], s0, u) : NULL;
 		if (at) {
 			size_t index = at >= s0 && at < s0 + ns ? (size_t)(at - s0) : ns + (size_t)(at - u);
 			if (seen[index])
@@ -690,7 +692,7 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 	if (ok) {
 		int exact_slot = -1;
 		for (int s = 0; s < def->backend_count; s++)
-			if (def->backends[s] == cl_backend_find("exact"))
+			if (def->backends[s] == cl_backend_reference())
 				exact_slot = s;
 		Terms *t = cl_calloc((size_t)def->backend_count, sizeof *t);
 		for (int s = 0; s < def->backend_count; s++) {

@@ -155,10 +155,13 @@ static inline double cl_scene_dt(const ClScene *scene)
 	return scene->duration / scene->steps;
 }
 
-/* 4 numbers per ball: [px py vx vy]. */
+/* The state is one flat array, CL_BALL_STATE numbers per ball, ball i from
+ * index CL_BALL_STATE·i: position (x, y), velocity (x, y). */
+enum { CL_BALL_STATE = 4 };
+
 static inline int cl_state_size(const ClScene *scene)
 {
-	return 4 * scene->ball_count;
+	return CL_BALL_STATE * scene->ball_count;
 }
 
 /* 2 numbers per ball per control interval; every ball has a slot. */
@@ -209,14 +212,9 @@ double cl_param_get(const ClScene *scene, const ClParam *param);
 void cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
-/* Where a parameter with an adjoint lives in the concatenation [s0 | u]
- * (state size + control size entries), so its derivative is dL/ds0[k] or
- * dL/du[k − state size]; −1 for a parameter without an adjoint. */
-long cl_param_offset(const ClScene *scene, const ClParam *param);
-/* The same as a pointer into a rollout's initial state and controls (s0:
- * cl_state_size, u: cl_control_size entries), or, given (dL/ds0, dL/du),
- * to its derivative; NULL for a parameter without an adjoint or one that
- * does not fit the scene. */
+/* Where a parameter with an adjoint lives in a rollout's initial state s0
+ * and controls u, or likewise in its gradient (dL/ds0, dL/du): a pointer
+ * into one of the two arrays. */
 double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u);
 
 /* Groups of the scalar parameters a scene offers. */
@@ -271,6 +269,11 @@ typedef struct ClBackendInfo {
 	const char *family;  /* "impulse", "lcp", "convex", "compliant", "pbd", "exact" */
 	const char *mirrors; /* "DiffTaichi", "analytical gradients", … */
 	bool toi;
+	/* The same peer's model with the other TOI setting ("impulse" for
+	 * "impulse-toi" and back), NULL when there is none. */
+	const char *twin;
+	/* The ground truth every other backend is judged against (exact). */
+	bool reference;
 	/* false when the peer's gradient is not the derivative of its own forward
 	 * map (Nimble's hand-written Jacobian): then it differs from FD. */
 	bool gradient_is_derivative;
@@ -285,6 +288,12 @@ int cl_backend_count(void);
 bool cl_backend_is_float32(const ClScene *scene, int backend);
 const ClBackendInfo *cl_backend_info(int backend);
 int cl_backend_find(const char *id); /* −1 when unknown */
+/* The reference backend's index (the one with info->reference). */
+int cl_backend_reference(void);
+bool cl_backend_is_reference(int backend);
+/* Index of the backend's precision parameter (the one choosing among
+ * cl_precision_choices), −1 when it always computes in float64. */
+int cl_backend_precision_param(int backend);
 int cl_backend_param_find(int backend, const char *name);
 /* The scene's value of a backend parameter (its default unless set). */
 double cl_scene_backend_param(const ClScene *scene, int backend, const char *name);

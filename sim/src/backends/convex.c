@@ -39,7 +39,7 @@ typedef struct ConvexCoupling {
 } ConvexCoupling;
 
 typedef struct ConvexWorkspace {
-	double *state;   /* 4 per ball, working precision */
+	double *state;   /* the start-of-step state, working precision */
 	double *impulse; /* 4 per ball: Δx (2), Δv (2) */
 	ConvexContact *contacts;
 	int contact_capacity;
@@ -62,8 +62,9 @@ static void *convex_create(const ClScene *scene, const double *params)
 {
 	(void)params;
 	ConvexWorkspace *ws = calloc(1, sizeof *ws);
-	size_t n = 4 * (size_t)(scene->ball_count ? scene->ball_count : 1);
-	if (!ws || !(ws->state = calloc(n, sizeof(double))) || !(ws->impulse = calloc(n, sizeof(double))))
+	size_t n = (size_t)(scene->ball_count ? scene->ball_count : 1);
+	if (!ws || !(ws->state = calloc(CL_BALL_STATE * n, sizeof(double))) ||
+		!(ws->impulse = calloc(4 * n, sizeof(double))))
 		abort();
 	return ws;
 }
@@ -436,9 +437,9 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 				for (int r = 0; r < 2; r++)
 					for (int c = 0; c < 2; c++) {
 						double d = scale * M[2 * r + c];
-						block[4 * (2 + r) + 2 + c] = d;
+						block[CL_A(2 + r, 2 + c)] = d;
 						if (rule->toi)
-							block[4 * r + 2 + c] = k->shift.v * d;
+							block[CL_A(r, 2 + c)] = k->shift.v * d;
 					}
 			}
 		}
@@ -451,7 +452,7 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 			double *block = cl_tape_a(tape, i, j);
 			for (int r = 0; r < 2; r++)
 				for (int c = 0; c < 4; c++)
-					block[4 * r + c] = alpha[q] * dv_rel[r] * k->shift.d[4 * side + c];
+					block[CL_A(r, c)] = alpha[q] * dv_rel[r] * k->shift.d[4 * side + c];
 		}
 	}
 }
@@ -475,7 +476,7 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 	for (int a = 0; a < scene->ball_count; a++) {
 		const ClBall *ball = &scene->balls[a];
 		double radius = cl_round(rule->value.f32, ball->radius);
-		const double *state = ws->state + 4 * a;
+		const double *state = ws->state + CL_BALL_STATE * a;
 		for (int w = 0; w < scene->wall_count; w++) {
 			if (!cl_wall_may_touch(state, rule->dt, &scene->walls[w], radius))
 				continue;
@@ -498,13 +499,14 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			const ClBall *ball_a = &scene->balls[a], *ball_b = &scene->balls[b];
 			bool f32 = rule->value.f32;
 			double reach = cl_round(f32, cl_round(f32, ball_a->radius) + cl_round(f32, ball_b->radius));
-			if (!cl_pair_may_touch(ws->state + 4 * a, ws->state + 4 * b, rule->dt, reach))
+			const double *state_a = ws->state + CL_BALL_STATE * a, *state_b = ws->state + CL_BALL_STATE * b;
+			if (!cl_pair_may_touch(state_a, state_b, rule->dt, reach))
 				continue;
 			ConvexContact *c = next_contact(ws, count);
-			if (!pair_contact(&rule->value, rule, ws->state + 4 * a, ws->state + 4 * b, reach, c))
+			if (!pair_contact(&rule->value, rule, state_a, state_b, reach, c))
 				continue;
 			if (tangent)
-				pair_contact(tangent, rule, ws->state + 4 * a, ws->state + 4 * b, reach, c);
+				pair_contact(tangent, rule, state_a, state_b, reach, c);
 			double total = ball_a->mass + ball_b->mass;
 			c->a = a;
 			c->b = b;
@@ -571,7 +573,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	};
 	const ClArith *m = &rule.value;
 	int nb = scene->ball_count;
-	for (int i = 0; i < 4 * nb; i++)
+	for (int i = 0; i < CL_BALL_STATE * nb; i++)
 		s_next[i] = ws->state[i] = cl_round(f32, s[i]);
 	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
 	int count = detect_contacts(ctx, ws, &rule);
@@ -609,8 +611,8 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	double gravity_dt[2] = {cl_round(f32, cl_round(f32, scene->gravity.x) * rule.dt),
 							cl_round(f32, cl_round(f32, scene->gravity.y) * rule.dt)};
 	for (int i = 0; i < nb; i++) {
-		const double *x = ws->state + 4 * i, *impulse = ws->impulse + 4 * i;
-		double *next = s_next + 4 * i;
+		const double *x = ws->state + CL_BALL_STATE * i, *impulse = ws->impulse + 4 * i;
+		double *next = s_next + CL_BALL_STATE * i;
 		double mass = cl_round(f32, scene->balls[i].mass);
 		for (int k = 0; k < 2; k++) {
 			double acceleration = cl_round(f32, cl_round(f32, u[2 * i + k]) / mass);
@@ -620,9 +622,8 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 			next[2 + k] = cl_round(f32, v + gravity_dt[k]);
 		}
 		if (tape) {
-			double *a = cl_tape_a(tape, i, i), *bu = cl_tape_b(tape, i, i);
-			a[0] = a[5] = a[10] = a[15] = 1.0;
-			a[2] = a[7] = rule.dt;
+			double *a = cl_tape_a_identity(tape, i), *bu = cl_tape_b(tape, i, i);
+			a[CL_A(0, 2)] = a[CL_A(1, 3)] = rule.dt;
 			bu[4] = bu[7] = rule.dt / mass;
 		}
 	}
@@ -679,6 +680,7 @@ const ClBackend cl_backend_convex_toi = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = true,
+		.twin = "convex",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"With TOI the position is shifted by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s); with the "
@@ -700,6 +702,7 @@ const ClBackend cl_backend_convex = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = false,
+		.twin = "convex-toi",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"Without TOI no position correction: Task 1's d(final height)/d(initial height) is +1 instead of -1 "
