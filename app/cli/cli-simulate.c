@@ -5,22 +5,6 @@
 
 #include <stdio.h>
 
-static void put_trajectory(GString *out, const ClScene *scene, int backend, const ClRollout *rollout)
-{
-	const char *id = cl_backend_info(backend)->id;
-	const double *states = cl_rollout_states(rollout);
-	int ns = cl_state_size(scene);
-	double dt = cl_scene_dt(scene);
-	for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
-		for (int i = 0; i < scene->ball_count; i++) {
-			const double *s = states + (gsize)n * (gsize)ns + CL_BALL_STATE * i;
-			g_string_append_printf(out, "%s,%d,%s,%s", id, n, cl_format_number(n * dt).text, scene->balls[i].id);
-			for (int c = 0; c < 4; c++)
-				g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);
-			g_string_append_c(out, '\n');
-		}
-}
-
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
@@ -54,7 +38,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	status = CL_EXIT_OK;
 	if (check_only)
 		goto out;
-	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
+	GString *text = g_string_new(CL_TRAJECTORY_CSV_HEADER);
 	rollouts = g_new0(ClRollout *, backends->len);
 	for (guint k = 0; k < backends->len; k++) {
 		int backend = g_array_index(backends, int, k);
@@ -69,7 +53,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 			if (fatal)
 				status = CL_EXIT_FAILED;
 		}
-		put_trajectory(text, scene, backend, rollout);
+		cl_trajectory_csv_append(text, scene, backend, cl_rollout_states(rollout), cl_rollout_steps_done(rollout));
 	}
 	GError *write_error = NULL;
 	if ((csv || !cl_cli_figure_files_wanted(&figures)) && !cl_write_output(csv ? csv : "-", text, &write_error)) {

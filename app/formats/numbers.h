@@ -21,6 +21,14 @@ void cl_json_append_number(GString *out, double x);
 /* Appends a CSV field, quoted when it holds a comma, quote or newline. */
 void cl_csv_append_field(GString *out, const char *field);
 
+/* A trajectory CSV: this header, then per backend the rows of
+ * cl_trajectory_csv_append. */
+#define CL_TRAJECTORY_CSV_HEADER "backend,step,time,ball,x,y,vx,vy\n"
+
+/* Appends one backend's run, a row per step n ≤ steps_done and ball:
+ * backend,n,time,ball,x,y,vx,vy. states: (steps_done + 1) × state size. */
+void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done);
+
 /* Splits CSV text (RFC 4180 quoting) into rows of fields; NULL-terminated
  * arrays of NULL-terminated string vectors (free with cl_csv_free). */
 char ***cl_csv_parse(const char *text);
