@@ -13,6 +13,7 @@
 #include <cairo.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -189,6 +190,153 @@ static ClScene *learned_scene(const ClScene *scene, const char *csv, const char 
 	return learned;
 }
 
+/* ------------------------------------------------------------ smoothing */
+
+/* `contactlab smooth` with the step's smoothing and backends; format csv or json. */
+static const char *smooth_cli(const ClLessonStep *step, const char *scene_path, const char *format,
+							  const char *terms_path)
+{
+	const ClLessonSmoothing *sm = &step->smoothing;
+	GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(args, g_strdup("smooth"));
+	g_ptr_array_add(args, g_strdup(scene_path));
+	GString *sigma = g_string_new(NULL);
+	for (guint k = 0; sm->parameters[k]; k++) {
+		g_ptr_array_add(args, g_strdup("--param"));
+		g_ptr_array_add(args, g_strdup(sm->parameters[k]));
+		g_string_append_printf(sigma, "%s%s", k ? "," : "", cl_format_number(sm->sigma[k]).text);
+	}
+	g_ptr_array_add(args, g_strdup("--sigma"));
+	g_ptr_array_add(args, g_string_free(sigma, FALSE));
+	g_ptr_array_add(args, g_strdup("--samples"));
+	g_ptr_array_add(args, g_strdup_printf("%d", sm->samples));
+	g_ptr_array_add(args, g_strdup("--seed"));
+	g_ptr_array_add(args, g_strdup_printf("%" G_GUINT64_FORMAT, sm->seed));
+	if (sm->antithetic)
+		g_ptr_array_add(args, g_strdup("--antithetic"));
+	if (!isnan(sm->gamma)) {
+		g_ptr_array_add(args, g_strdup("--gamma"));
+		g_ptr_array_add(args, g_strdup(cl_format_number(sm->gamma).text));
+	}
+	for (guint b = 0; b < step->backends->len; b++) {
+		g_ptr_array_add(args, g_strdup("--backend"));
+		g_ptr_array_add(args, g_strdup(cl_backend_info(g_array_index(step->backends, int, b))->id));
+	}
+	g_ptr_array_add(args, g_strdup("--format"));
+	g_ptr_array_add(args, g_strdup(format));
+	if (terms_path) {
+		g_ptr_array_add(args, g_strdup("--terms-csv"));
+		g_ptr_array_add(args, g_strdup(terms_path));
+	}
+	g_ptr_array_add(args, NULL);
+	const char *out = cli((const char *const *)args->pdata);
+	g_ptr_array_free(args, TRUE);
+	return out;
+}
+
+/* The mean (col 3) or stderr (col 4) of row backend,estimator,parameter of smooth's CSV. */
+static double smooth_csv_value(const char *text, const char *backend, const char *estimator, const char *parameter,
+							   int col)
+{
+	char ***rows = cl_csv_parse(text);
+	double value = NAN;
+	gboolean found = FALSE;
+	for (char ***row = rows + 1; *row && !found; row++)
+		if (strcmp((*row)[0], backend) == 0 && strcmp((*row)[1], estimator) == 0 && strcmp((*row)[2], parameter) == 0) {
+			value = g_ascii_strtod((*row)[col], NULL);
+			found = TRUE;
+		}
+	cl_csv_free(rows);
+	if (!found)
+		g_error("no row %s,%s,%s in\n%s", backend, estimator, parameter, text);
+	return value;
+}
+
+/* A backend's member of smooth's JSON: "alpha" object's key, or the backend's own. */
+static JsonNode *smooth_json_member(const char *text, const char *backend, const char *alpha_key, const char *key)
+{
+	JsonParser *parser = json_parser_new();
+	g_assert_true(json_parser_load_from_data(parser, text, -1, NULL));
+	JsonArray *backends = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "backends");
+	JsonNode *found = NULL;
+	for (guint i = 0; i < json_array_get_length(backends) && !found; i++) {
+		JsonObject *b = json_array_get_object_element(backends, i);
+		if (strcmp(json_object_get_string_member(b, "backend"), backend) == 0)
+			found = json_node_copy(alpha_key ? json_object_get_member(json_object_get_object_member(b, "alpha"),
+																	   alpha_key)
+											 : json_object_get_member(b, key));
+	}
+	g_object_unref(parser);
+	g_assert_nonnull(found);
+	return found;
+}
+
+/* fobg-min, fobg-max and fobg-negative from the terms file smooth writes. */
+static double terms_value(const char *path, const char *backend, const char *parameter, ClSmoothCite what)
+{
+	char *text = read_file(path);
+	char ***rows = cl_csv_parse(text);
+	double lo = INFINITY, hi = -INFINITY;
+	int n = 0, negative = 0;
+	for (char ***row = rows + 1; *row; row++)
+		if (strcmp((*row)[0], backend) == 0 && strcmp((*row)[2], parameter) == 0 && (*row)[4][0]) {
+			double y = g_ascii_strtod((*row)[4], NULL);
+			lo = fmin(lo, y);
+			hi = fmax(hi, y);
+			negative += y < 0;
+			n++;
+		}
+	cl_csv_free(rows);
+	g_free(text);
+	g_assert_cmpint(n, >, 0);
+	return what == CL_SMOOTH_CITE_FOBG_MIN ? lo : what == CL_SMOOTH_CITE_FOBG_MAX ? hi : 100.0 * negative / n;
+}
+
+static void check_smooth_cite(const ClLessonStep *step, const ClCite *cite, const char *scene_path, double value,
+							  const char *shown)
+{
+	const char *id = cl_backend_info(cite->backend)->id;
+	ClSmoothCite what = (ClSmoothCite)cite->index;
+	const char *name = cl_smooth_cite_name(what);
+	switch (what) {
+	case CL_SMOOTH_CITE_FOBG_MIN:
+	case CL_SMOOTH_CITE_FOBG_MAX:
+	case CL_SMOOTH_CITE_FOBG_NEGATIVE: {
+		char *terms = g_strdup_printf("%s/terms-%p.csv", tmp_dir, (void *)step);
+		smooth_cli(step, scene_path, "csv", terms);
+		check_cite(cite, value, shown, terms_value(terms, id, cite->parameter, what));
+		g_free(terms);
+		break;
+	}
+	case CL_SMOOTH_CITE_ALPHA_RULE:
+	case CL_SMOOTH_CITE_EPSILON:
+	case CL_SMOOTH_CITE_GAMMA:
+	case CL_SMOOTH_CITE_NOT_OK: {
+		const char *json = smooth_cli(step, scene_path, "json", NULL);
+		JsonNode *node = what == CL_SMOOTH_CITE_NOT_OK ? smooth_json_member(json, id, NULL, "not_ok")
+						 : smooth_json_member(json, id, what == CL_SMOOTH_CITE_ALPHA_RULE ? "rule" : name, NULL);
+		if (what == CL_SMOOTH_CITE_ALPHA_RULE) {
+			g_test_message("{%s}: lesson \"%s\", CLI \"%s\"", cite->source, shown, json_node_get_string(node));
+			g_assert_cmpstr(shown, ==, json_node_get_string(node));
+		} else {
+			check_cite(cite, value, shown, json_node_get_double(node));
+		}
+		json_node_unref(node);
+		break;
+	}
+	default: {
+		/* the CSV's estimator and column: "zobg-se" is the zobg row's stderr */
+		gboolean se = g_str_has_suffix(name, "-se");
+		char *estimator = se ? g_strndup(name, strlen(name) - 3) : g_strdup(name);
+		const char *parameter = what < CL_SMOOTH_CITE_LOSS ? cite->parameter : "";
+		const char *csv = smooth_cli(step, scene_path, "csv", NULL);
+		check_cite(cite, value, shown, smooth_csv_value(csv, id, estimator, parameter, se ? 4 : 3));
+		g_free(estimator);
+		break;
+	}
+	}
+}
+
 /* ------------------------------------------------------------ the walk */
 
 static gboolean gradients_has_column(const ClParam *p)
@@ -336,6 +484,9 @@ static void check_step(const ClLesson *lesson, guint index)
 			g_free(u);
 			break;
 		}
+		case CL_CITE_SMOOTH:
+			check_smooth_cite(step, cite, scene_path, value, shown);
+			break;
 		case CL_CITE_COUNT:
 			g_assert_not_reached();
 		}
@@ -356,14 +507,14 @@ static void test_lesson(gconstpointer data)
 	cl_lesson_free(lesson);
 }
 
-/* The issue's six lessons ship, in order, and every one loads. */
+/* The lessons of issue 9 and of smoothing.md §7 ship, in order, and every one loads. */
 static void test_shipped(void)
 {
 	GError *error = NULL;
 	GPtrArray *lessons = cl_lessons_load_all(&error);
 	g_assert_no_error(error);
-	static const char *const required[] = {"time-of-impact", "projection",	   "two-answers",
-										   "toi-task3",		 "learning-task3", "float32"};
+	static const char *const required[] = {"time-of-impact", "projection", "two-answers",		 "toi-task3",
+										   "learning-task3", "float32",	   "smoothed-gradients", "choosing-alpha"};
 	g_assert_cmpuint(lessons->len, >=, G_N_ELEMENTS(required));
 	for (size_t i = 0; i < G_N_ELEMENTS(required); i++)
 		g_assert_cmpstr(((ClLesson *)g_ptr_array_index(lessons, i))->id, ==, required[i]);
@@ -450,6 +601,31 @@ static const BadLesson bad_lessons[] = {
 	{"highlight", HEAD "{\"title\": \"s\", \"scene\": \"task1-bounce-once\", \"backends\": [\"exact\"], \"view\": " GRAD
 					   ", \"highlight\": [{\"backend\": \"impulse\"}], \"text\": \"{loss exact}\"}]}",
 	 "bad.json: steps[0].highlight[0].backend: backend \"impulse\" is not enabled in this step"},
+#define SMOOTHING(body, text)                                                                                      \
+	HEAD "{\"title\": \"s\", \"scene\": \"task1-bounce-once\", \"backends\": [\"exact\", \"impulse\"], \"view\": " GRAD   \
+		 ", \"smoothing\": " body ", \"text\": \"" text "\"}]}"
+#define SMOOTH_Y "{\"parameters\": [\"ball.position.y\", \"elasticity\"], \"sigma\": 0.05}"
+	{"smooth-without-smoothing", HEAD STEP("[\"exact\"]", GRAD, "{smooth exact zobg ball.position.y}"),
+	 "bad.json: steps[0].text: {smooth exact zobg ball.position.y}: smooth values need the step's \"smoothing\""},
+	{"smooth-what", SMOOTHING(SMOOTH_Y, "{smooth exact zobg-sd ball.position.y}"),
+	 "bad.json: steps[0].text: {smooth exact zobg-sd ball.position.y}: \"zobg-sd\" is not one of point, zobg"},
+	{"smooth-parameter", SMOOTHING(SMOOTH_Y, "{smooth exact zobg ball.position.x}"),
+	 "bad.json: steps[0].text: {smooth exact zobg ball.position.x}: \"ball.position.x\" is not one of the "
+	 "smoothing's parameters"},
+	{"smooth-no-adjoint", SMOOTHING(SMOOTH_Y, "{smooth impulse fobg elasticity}"),
+	 "bad.json: steps[0].text: {smooth impulse fobg elasticity}: elasticity has no adjoint"},
+	{"smooth-alpha-parameter", SMOOTHING(SMOOTH_Y, "{smooth impulse alpha ball.position.y}"),
+	 "bad.json: steps[0].text: {smooth impulse alpha ball.position.y}: {smooth impulse alpha} takes no parameter"},
+	{"smooth-sigma-count", SMOOTHING("{\"parameters\": [\"ball.position.y\"], \"sigma\": [0.05, 0.1]}", "{loss exact}"),
+	 "bad.json: steps[0].smoothing.sigma: needs one value per parameter (1)"},
+	{"smooth-sigma", SMOOTHING("{\"parameters\": [\"ball.position.y\"], \"sigma\": 0}", "{loss exact}"),
+	 "bad.json: steps[0].smoothing.sigma: must be positive"},
+	{"smooth-antithetic-odd",
+	 SMOOTHING("{\"parameters\": [\"ball.position.y\"], \"sigma\": 0.05, \"samples\": 11, \"antithetic\": true}",
+			   "{loss exact}"),
+	 "bad.json: steps[0].smoothing.antithetic: antithetic sampling needs an even number of samples (got 11)"},
+	{"smooth-key", SMOOTHING("{\"parameters\": [\"ball.position.y\"], \"sigma\": 0.05, \"N\": 10}", "{loss exact}"),
+	 "bad.json: steps[0].smoothing.N: unknown key"},
 	{"cite-kind", HEAD STEP("[\"exact\"]", GRAD, "h = {gradiant exact ball.position.y}"),
 	 "bad.json: steps[0].text: {gradiant exact ball.position.y}: \"gradiant\" is not a placeholder kind"},
 	{"cite-backend", HEAD STEP("[\"exact\"]", GRAD, "{gradient impulse ball.position.y}"),

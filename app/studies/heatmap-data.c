@@ -26,7 +26,7 @@ ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, c
 	data->cells = g_new(ClSweepCell, cells);
 	data->mirror = g_new(ClSweepCell, cells);
 	for (size_t i = 0; i < cells; i++)
-		data->cells[i] = data->mirror[i] = (ClSweepCell){NAN, NAN, NAN, CL_STATUS_CANCELLED};
+		data->cells[i] = data->mirror[i] = cl_sweep_cell_pending();
 	return data;
 }
 
