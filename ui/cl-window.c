@@ -613,6 +613,9 @@ static void update_actions(ClWindow *self)
 
 static void close_response(GtkDialog *dialog, int response, ClWindow *self)
 {
+	/* the dialog outlives this handler (its emission holds it) and may outlive
+	 * the window closed below: it must not point at the window when it goes */
+	gtk_window_set_transient_for(GTK_WINDOW(dialog), NULL);
 	gtk_window_destroy(GTK_WINDOW(dialog));
 	if (response == GTK_RESPONSE_REJECT) { /* discard */
 		cl_document_discard_recovery(self->doc);
