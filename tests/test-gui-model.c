@@ -328,7 +328,7 @@ static void assert_same_traces(const ClLearningTrace *a, const ClLearningTrace *
 		g_assert_cmpint(a[i].status.code, ==, b[i].status.code);
 		g_assert_cmpfloat(a[i].final_loss, ==, b[i].final_loss);
 		g_assert_true(a[i].exact_loss == b[i].exact_loss || (isnan(a[i].exact_loss) && isnan(b[i].exact_loss)));
-		g_assert_cmpint(a[i].walls_touched, ==, b[i].walls_touched);
+		g_assert_cmpstr(a[i].contacts, ==, b[i].contacts);
 	}
 }
 

@@ -16,7 +16,7 @@ enum { REFERENCE_ANALYTIC, REFERENCE_CUSTOM, REFERENCE_NONE };
 
 /* One backend's row of the table, kept while its run is shown. */
 typedef struct {
-	GtkWidget *status, *iterations, *final_loss, *exact, *walls, *values;
+	GtkWidget *status, *iterations, *final_loss, *exact, *contacts, *values;
 	int iterations_shown; /* −1: not filled yet */
 	gboolean finished_shown;
 } TableRow;
@@ -244,7 +244,7 @@ static void reset_table(ClLearningView *self)
 	if (!self->shown)
 		return;
 	static const char *const headers[] = {"Backend", "Status", "Iterations", "Final loss (own dynamics)",
-										  "Loss under exact dynamics", "Walls reached", "Learned parameters"};
+										  "Loss under exact dynamics", "Contacts", "Learned parameters"};
 	for (int c = 0; c < (int)G_N_ELEMENTS(headers); c++)
 		gtk_grid_attach(self->table, cell(headers[c], "column-header"), c, 0, 1, 1);
 	self->rows = g_new0(TableRow, (gsize)MAX(self->trace_count, 1));
@@ -252,7 +252,7 @@ static void reset_table(ClLearningView *self)
 		TableRow *r = &self->rows[i];
 		int row = i + 1;
 		gtk_grid_attach(self->table, cell(cl_backend_info(self->traces[i].backend)->id, "row-header"), 0, row, 1, 1);
-		GtkWidget **cells[] = {&r->status, &r->iterations, &r->final_loss, &r->exact, &r->walls, &r->values};
+		GtkWidget **cells[] = {&r->status, &r->iterations, &r->final_loss, &r->exact, &r->contacts, &r->values};
 		for (int c = 0; c < (int)G_N_ELEMENTS(cells); c++) {
 			*cells[c] = cell("", c == 0 || c == 4 ? NULL : "numeric");
 			gtk_grid_attach(self->table, *cells[c], c + 1, row, 1, 1);
@@ -268,7 +268,6 @@ static void reset_table(ClLearningView *self)
 
 static void update_row(ClLearningView *self, int i)
 {
-	const ClScene *scene = cl_result_scene(self->shown);
 	const ClLearningTrace *t = &self->traces[i];
 	TableRow *r = &self->rows[i];
 	const char *state = !t->finished ? (self->job ? "running" : "stopped") : cl_status_name(t->status.code);
@@ -286,9 +285,7 @@ static void update_row(ClLearningView *self, int i)
 	set_css_class(r->exact, "worse-under-exact",
 				  t->finished && isfinite(t->exact_loss) && isfinite(t->final_loss) &&
 					  t->exact_loss > 1.5 * t->final_loss + 1e-9);
-	char *mode = cl_learning_mode_label(scene, t, " → ");
-	gtk_label_set_text(GTK_LABEL(r->walls), mode ? mode : "");
-	g_free(mode);
+	gtk_label_set_text(GTK_LABEL(r->contacts), t->finished ? t->contacts : "");
 	char *brief = brief_summary(self, t);
 	gtk_label_set_text(GTK_LABEL(r->values), brief);
 	g_free(brief);

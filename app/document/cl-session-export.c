@@ -218,8 +218,8 @@ static gboolean export_learning(Session *s, ClResult *result, GError **error)
 		write_text(s, "learned-parameters.csv",
 				   cl_learning_parameters_csv(scene, run->params, run->param_count, traces, count),
 				   "learned parameters: backend,parameter,value", result, scene_file, error) &&
-		write_text(s, "learning-summary.csv", cl_learning_summary_csv(scene, traces, count),
-				   "per backend: status, final loss under its own and under the exact dynamics, walls reached",
+		write_text(s, "learning-summary.csv", cl_learning_summary_csv(traces, count),
+				   "per backend: status, final loss under its own and under the exact dynamics, contacts made",
 				   result, scene_file, error);
 	cl_learning_traces_free(traces, count);
 	return ok;

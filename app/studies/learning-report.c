@@ -212,20 +212,6 @@ gboolean cl_learning_figure_grow(const ClScene *scene, const ClParam *params, in
 	return TRUE;
 }
 
-char *cl_learning_mode_label(const ClScene *scene, const ClLearningTrace *trace, const char *separator)
-{
-	if (scene->wall_count == 0 || !trace->finished)
-		return NULL;
-	if (trace->walls_touched == 0)
-		return g_strdup("no contact");
-	GString *label = g_string_new(NULL);
-	for (int i = 0; i < trace->walls_touched; i++)
-		g_string_append_printf(label, "%s%s", i ? separator : "", scene->walls[trace->wall_order[i]].id);
-	if (trace->walls_touched == 1 && scene->wall_count > 1)
-		g_string_append(label, " only");
-	return g_string_free(label, FALSE);
-}
-
 GString *cl_learning_curves_csv(const ClLearningTrace *traces, int count)
 {
 	GString *out = g_string_new("backend,iteration,loss\n");
@@ -255,19 +241,17 @@ GString *cl_learning_parameters_csv(const ClScene *scene, const ClParam *params,
 	return out;
 }
 
-GString *cl_learning_summary_csv(const ClScene *scene, const ClLearningTrace *traces, int count)
+GString *cl_learning_summary_csv(const ClLearningTrace *traces, int count)
 {
-	GString *out = g_string_new("backend,status,iterations,final_loss,exact_dynamics_loss,walls_reached\n");
+	GString *out = g_string_new("backend,status,iterations,final_loss,exact_dynamics_loss,contacts\n");
 	for (int c = 0; c < count; c++) {
 		const ClLearningTrace *t = &traces[c];
 		g_string_append_printf(out, "%s,%s,%d,%s,", cl_backend_info(t->backend)->id,
 							   t->finished ? cl_status_name(t->status.code) : "running", t->iterations,
 							   cl_format_number(t->final_loss).text);
 		g_string_append_printf(out, "%s,", cl_format_number(t->exact_loss).text);
-		char *mode = cl_learning_mode_label(scene, t, " then ");
-		cl_csv_append_field(out, mode ? mode : "");
+		cl_csv_append_field(out, t->finished ? t->contacts : "");
 		g_string_append_c(out, '\n');
-		g_free(mode);
 	}
 	return out;
 }

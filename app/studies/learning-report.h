@@ -1,17 +1,16 @@
 /* What the Learning view shows and exports, without GTK: the figure (loss
  * curves of every backend with a reference line, and the learned
  * parameters: control profiles against the analytic optimal control, or the
- * first scalar over the iterations), the mode label of Task 2 (which walls
- * the optimized trajectory reaches) and the CSV tables. */
+ * first scalar over the iterations) and the CSV tables. */
 #pragma once
 
 #include "contactlab/sim.h"
+#include "contacts.h"
 #include "plot.h"
 
 #include <glib.h>
 
 /* One backend's run of gradient descent, as a learning job records it. */
-#define CL_LEARNING_WALLS_MAX 8
 
 typedef struct ClLearningTrace {
 	int backend;
@@ -28,8 +27,7 @@ typedef struct ClLearningTrace {
 	ClStatus final_status;
 	double exact_loss;
 	ClStatus exact_status;
-	int walls_touched; /* by ball 0 under the backend's own dynamics, in order */
-	int wall_order[CL_LEARNING_WALLS_MAX];
+	char contacts[CL_CONTACTS_TEXT_MAX]; /* under the backend's own dynamics (contacts.h) */
 } ClLearningTrace;
 
 void cl_learning_trace_clear(ClLearningTrace *trace);
@@ -59,15 +57,11 @@ ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, in
 gboolean cl_learning_figure_grow(const ClScene *scene, const ClParam *params, int count, int tracked,
 								  const ClLearningTrace *traces, int trace_count, ClLearningCurves *curves);
 
-/* "ground → wall", "ground only", "no contact" (separator between walls);
- * NULL for scenes without walls or traces that have not finished. */
-char *cl_learning_mode_label(const ClScene *scene, const ClLearningTrace *trace, const char *separator);
-
 /* backend,iteration,loss: every iteration's loss, then (when finished) the
  * final parameters' loss at iteration = iterations, as `contactlab optimize --csv`. */
 GString *cl_learning_curves_csv(const ClLearningTrace *traces, int count);
 /* backend,parameter,value: the learned value of every optimized scalar. */
 GString *cl_learning_parameters_csv(const ClScene *scene, const ClParam *params, int param_count,
 									const ClLearningTrace *traces, int count);
-/* backend,status,iterations,final_loss,exact_dynamics_loss,walls_reached */
-GString *cl_learning_summary_csv(const ClScene *scene, const ClLearningTrace *traces, int count);
+/* backend,status,iterations,final_loss,exact_dynamics_loss,contacts (empty until finished) */
+GString *cl_learning_summary_csv(const ClLearningTrace *traces, int count);

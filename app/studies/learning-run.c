@@ -1,6 +1,6 @@
 #include "learning-run.h"
 
-#include "figures.h"
+#include "contacts.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -137,18 +137,14 @@ static bool record(int iteration, double loss, const double *parameters, void *u
 	return !(l->cancel && atomic_load(l->cancel));
 }
 
-static double loss_under(const ClScene *scene, int backend, ClStatus *status, int *walls, int *order)
+static double loss_under(const ClScene *scene, int backend, ClStatus *status, char *contacts, gsize size)
 {
 	ClRollout *r = cl_rollout_new(scene, backend);
 	cl_rollout_run(r, NULL, NULL, false);
 	double loss = cl_rollout_loss(r);
 	*status = *cl_rollout_status(r);
-	if (walls) {
-		int all[CL_LEARNING_WALLS_MAX * 4];
-		int n = scene->wall_count <= (int)G_N_ELEMENTS(all) ? cl_figure_walls_touched(scene, r, all) : 0;
-		*walls = MIN(n, CL_LEARNING_WALLS_MAX);
-		memcpy(order, all, sizeof(int) * (gsize)*walls);
-	}
+	if (contacts)
+		cl_contacts_text_into(scene, r, contacts, size);
 	cl_rollout_free(r);
 	return loss;
 }
@@ -163,10 +159,10 @@ void cl_learning_run_learn(ClLearningRun *run, const ClScene *scene, int slot, c
 	if (result.parameter_count == run->param_count)
 		cl_optimize_apply(final, run->params, run->param_count, result.parameters);
 	ClStatus own_status, exact_status;
-	int walls = 0, order[CL_LEARNING_WALLS_MAX];
-	double own = loss_under(final, t->backend, &own_status, &walls, order);
+	char contacts[CL_CONTACTS_TEXT_MAX];
+	double own = loss_under(final, t->backend, &own_status, contacts, sizeof contacts);
 	int exact = cl_backend_reference();
-	double under_exact = exact >= 0 ? loss_under(final, exact, &exact_status, NULL, NULL) : NAN;
+	double under_exact = exact >= 0 ? loss_under(final, exact, &exact_status, NULL, 0) : NAN;
 	g_mutex_lock(&run->lock);
 	t->iterations = MIN(result.iterations_done, run->iterations);
 	if (result.iterations_done > 0)
@@ -179,8 +175,7 @@ void cl_learning_run_learn(ClLearningRun *run, const ClScene *scene, int slot, c
 	t->exact_loss = under_exact;
 	if (exact >= 0)
 		t->exact_status = exact_status;
-	t->walls_touched = walls;
-	memcpy(t->wall_order, order, sizeof(int) * (gsize)walls);
+	memcpy(t->contacts, contacts, sizeof contacts);
 	t->finished = TRUE;
 	g_mutex_unlock(&run->lock);
 	cl_scene_free(final);

@@ -1,6 +1,7 @@
 /* Applying a lesson step: the view's data and every cited number. */
 #include "lesson.h"
 
+#include "contacts.h"
 #include "numbers.h"
 
 #include <gio/gio.h>
@@ -42,40 +43,6 @@ char *cl_lesson_format_number(const char *format, double value)
 			g_string_append(out, "\u2212");
 		else
 			g_string_append_c(out, *c);
-	return g_string_free(out, FALSE);
-}
-
-static const char *other_name(const ClScene *scene, int other)
-{
-	return other >= 0 ? scene->balls[other].id : scene->walls[-1 - other].id;
-}
-
-char *cl_lesson_contacts_text(const ClScene *scene, const ClRollout *rollout)
-{
-	const ClContactEvent *events = cl_rollout_events(rollout);
-	int count = cl_rollout_event_count(rollout);
-	GString *out = g_string_new(NULL);
-	int last_ball = -1, last_other = 0;
-	for (int i = 0; i < count; i++) {
-		/* a ball pair is one contact whichever ball reports it */
-		int ball = events[i].ball, other = events[i].other;
-		if (other >= 0 && other < ball) {
-			other = ball;
-			ball = events[i].other;
-		}
-		/* time-stepping backends report a contact at every step it lasts */
-		if (ball == last_ball && other == last_other)
-			continue;
-		last_ball = ball;
-		last_other = other;
-		if (out->len)
-			g_string_append(out, " then ");
-		if (scene->ball_count > 1)
-			g_string_append_printf(out, "%s–", scene->balls[ball].id);
-		g_string_append(out, other_name(scene, other));
-	}
-	if (!out->len)
-		g_string_append(out, "nothing");
 	return g_string_free(out, FALSE);
 }
 
@@ -169,7 +136,7 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, ch
 	*status = *cl_rollout_status(rollout);
 	double loss = cl_rollout_steps_done(rollout) == scene->steps ? cl_rollout_loss(rollout) : NAN;
 	if (contacts)
-		*contacts = cl_lesson_contacts_text(scene, rollout);
+		*contacts = cl_contacts_text(scene, rollout);
 	cl_rollout_free(rollout);
 	return loss;
 }

@@ -66,6 +66,3 @@ int cl_lesson_step_backend_slot(const ClLessonStep *step, int backend);
  * with a true minus sign (U+2212); "n/a" when not finite. */
 char *cl_lesson_format_number(const char *format, double value);
 
-/* The contacts of a run, in order, consecutive repeats merged: "ground then
- * wall", "ball2", or "nothing". */
-char *cl_lesson_contacts_text(const ClScene *scene, const ClRollout *rollout);
