@@ -370,6 +370,7 @@ static gboolean covers(const ClHeatmapData *h, const ClScene *swept, const ClSce
 	ClScene *copy = cl_scene_copy(scene);
 	cl_param_set(copy, &h->def.x.param, cl_param_get(swept, &h->def.x.param));
 	cl_param_set(copy, &h->def.y.param, cl_param_get(swept, &h->def.y.param));
+	g_strlcpy(copy->name, swept->name, sizeof copy->name); /* a new name changes no cell */
 	gboolean same = cl_scene_equal(copy, swept);
 	cl_scene_free(copy);
 	return same;

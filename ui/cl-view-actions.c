@@ -1,5 +1,6 @@
 #include "cl-view-actions.h"
 
+#include "cl-convergence-view.h"
 #include "cl-heatmap-view.h"
 #include "cl-learning-view.h"
 #include "cl-session-export.h"
@@ -7,7 +8,7 @@
 #define EXPORT_DPI 150.0
 #define BUSY_POLL_MS 100
 
-typedef enum { EXPORT_HEATMAP, EXPORT_LEARNING, EXPORT_ALL } ExportKind;
+typedef enum { EXPORT_HEATMAP, EXPORT_LEARNING, EXPORT_CONVERGENCE, EXPORT_ALL } ExportKind;
 
 typedef struct {
 	ExportKind kind;
@@ -45,10 +46,23 @@ static ClLearningView *learning_of(ViewActions *va)
 	return CL_LEARNING_VIEW(cl_workbench_get_view(va->workbench, "learning"));
 }
 
+static ClConvergenceView *convergence_of(ViewActions *va)
+{
+	return CL_CONVERGENCE_VIEW(cl_workbench_get_view(va->workbench, "convergence"));
+}
+
 static gboolean busy(ViewActions *va)
 {
 	return cl_heatmap_view_is_busy(heatmap_of(va)) || cl_learning_view_is_busy(learning_of(va)) ||
+		   cl_convergence_view_is_busy(convergence_of(va)) ||
 		   cl_runner_is_running(cl_workbench_get_runner(va->workbench));
+}
+
+static ClPlotView *plot_of(ViewActions *va, ExportKind kind)
+{
+	return kind == EXPORT_HEATMAP	 ? cl_heatmap_view_get_plot(heatmap_of(va))
+		   : kind == EXPORT_LEARNING ? cl_learning_view_get_plot(learning_of(va))
+									 : cl_convergence_view_get_plot(convergence_of(va));
 }
 
 static gboolean dark(ViewActions *va)
@@ -64,11 +78,8 @@ static void run_export(ViewActions *va, const PendingExport *p)
 	gboolean ok;
 	if (p->kind == EXPORT_ALL)
 		ok = cl_session_export(cl_workbench_get_document(va->workbench), p->path, dark(va), &error);
-	else {
-		ClPlotView *plot = p->kind == EXPORT_HEATMAP ? cl_heatmap_view_get_plot(heatmap_of(va))
-													  : cl_learning_view_get_plot(learning_of(va));
-		ok = cl_plot_view_export(plot, p->path, EXPORT_DPI, &error);
-	}
+	else
+		ok = cl_plot_view_export(plot_of(va, p->kind), p->path, EXPORT_DPI, &error);
 	if (!ok)
 		cl_workbench_report_error(va->workbench,
 								  p->kind == EXPORT_ALL ? "Could not export the session" : "Could not export", error);
@@ -128,6 +139,28 @@ static void learning_run(GSimpleAction *a, GVariant *parameter, gpointer data)
 		cl_workbench_report_error(va->workbench, "Could not start learning", error);
 }
 
+/* parameter: {"parameter": s, "steps": ai}, both optional (the view's own). */
+static void convergence_compute(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a;
+	ViewActions *va = actions_of(data);
+	const char *name = NULL;
+	g_autoptr(GVariant) steps_value = NULL;
+	g_variant_lookup(parameter, "parameter", "&s", &name);
+	g_autoptr(GArray) steps = NULL;
+	if ((steps_value = g_variant_lookup_value(parameter, "steps", G_VARIANT_TYPE("ai")))) {
+		gsize count;
+		const gint32 *values = g_variant_get_fixed_array(steps_value, &count, sizeof(gint32));
+		steps = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)count);
+		for (gsize k = 0; k < count; k++)
+			g_array_append_val(steps, values[k]);
+	}
+	g_autoptr(GError) error = NULL;
+	cl_workbench_present_view(va->workbench, "convergence");
+	if (!cl_convergence_view_compute(convergence_of(va), name, steps, &error) && error)
+		cl_workbench_report_error(va->workbench, "Could not compute the convergence", error);
+}
+
 /* Cancel of a view that computes nothing does nothing. */
 static void heatmap_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
 {
@@ -141,17 +174,24 @@ static void learning_cancel(GSimpleAction *a, GVariant *parameter, gpointer data
 	cl_learning_view_cancel(learning_of(actions_of(data)));
 }
 
+static void convergence_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a, (void)parameter;
+	cl_convergence_view_cancel(convergence_of(actions_of(data)));
+}
+
 static void view_export(GSimpleAction *a, GVariant *parameter, gpointer data)
 {
 	ViewActions *va = actions_of(data);
-	gboolean heatmap = g_str_equal(g_action_get_name(G_ACTION(a)), "heatmap-export");
+	const char *name = g_action_get_name(G_ACTION(a));
+	ExportKind kind = g_str_equal(name, "heatmap-export")	  ? EXPORT_HEATMAP
+					  : g_str_equal(name, "learning-export") ? EXPORT_LEARNING
+															 : EXPORT_CONVERGENCE;
 	const char *path = g_variant_get_string(parameter, NULL);
 	if (*path)
-		queue_export(va, heatmap ? EXPORT_HEATMAP : EXPORT_LEARNING, path);
+		queue_export(va, kind, path);
 	else
-		cl_plot_view_choose_export(heatmap ? cl_heatmap_view_get_plot(heatmap_of(va))
-										   : cl_learning_view_get_plot(learning_of(va)),
-								   "png");
+		cl_plot_view_choose_export(plot_of(va, kind), "png");
 }
 
 static void folder_chosen(GtkNativeDialog *dialog, int response, gpointer data)
@@ -190,6 +230,9 @@ static const GActionEntry view_actions[] = {
 	{.name = "learning-run", .activate = learning_run, .parameter_type = "a{sv}"},
 	{.name = "learning-cancel", .activate = learning_cancel},
 	{.name = "learning-export", .activate = view_export, .parameter_type = "s"},
+	{.name = "convergence-compute", .activate = convergence_compute, .parameter_type = "a{sv}"},
+	{.name = "convergence-cancel", .activate = convergence_cancel},
+	{.name = "convergence-export", .activate = view_export, .parameter_type = "s"},
 	{.name = "export-all", .activate = export_all, .parameter_type = "s"},
 };
 

@@ -8,6 +8,9 @@
  *   win.learning-run(a{sv})     options as cl_learning_view_run takes them
  *   win.learning-cancel         stops the run
  *   win.learning-export(s)      the learning figure as .png/.svg/.pdf, or its curves as .csv
+ *   win.convergence-compute(a{sv})  {"parameter": s, "steps": ai}, each optional
+ *   win.convergence-cancel      stops the runs
+ *   win.convergence-export(s)   the convergence figure as .png/.svg/.pdf, or its table as .csv
  *   win.export-all(s)           every result of the document into a folder
  *                               ('' asks for one), with manifest.json
  *
