@@ -1,7 +1,5 @@
 #include "learning-run.h"
 
-#include "figures.h"
-
 #include <gio/gio.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -137,6 +135,37 @@ static bool record(int iteration, double loss, const double *parameters, void *u
 	return !(l->cancel && atomic_load(l->cancel));
 }
 
+int cl_learning_walls_touched(const ClScene *scene, const double *states, int steps_done, int *order)
+{
+	int size = cl_state_size(scene), touched = 0;
+	double *first = g_new(double, (gsize)MAX(scene->wall_count, 1));
+	for (int w = 0; w < scene->wall_count; w++) {
+		const ClWall *wall = &scene->walls[w];
+		first[w] = INFINITY;
+		for (int k = 0; k <= steps_done; k++) {
+			const double *p = states + (size_t)k * (size_t)size;
+			double d = wall->normal.x * (p[0] - wall->point.x) + wall->normal.y * (p[1] - wall->point.y);
+			/* a time-stepped contact is detected up to a step's travel away */
+			if (d - scene->balls[0].radius <= 0.05) {
+				first[w] = k;
+				touched++;
+				break;
+			}
+		}
+	}
+	/* walls in the order ball 0 first reached them */
+	for (int i = 0; order && i < touched; i++) {
+		int best = -1;
+		for (int w = 0; w < scene->wall_count; w++)
+			if (isfinite(first[w]) && (best < 0 || first[w] < first[best]))
+				best = w;
+		order[i] = best;
+		first[best] = INFINITY;
+	}
+	g_free(first);
+	return touched;
+}
+
 static double loss_under(const ClScene *scene, int backend, ClStatus *status, int *walls, int *order)
 {
 	ClRollout *r = cl_rollout_new(scene, backend);
@@ -145,7 +174,9 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, in
 	*status = *cl_rollout_status(r);
 	if (walls) {
 		int all[CL_LEARNING_WALLS_MAX * 4];
-		int n = scene->wall_count <= (int)G_N_ELEMENTS(all) ? cl_figure_walls_touched(scene, r, all) : 0;
+		int n = scene->wall_count <= (int)G_N_ELEMENTS(all)
+					? cl_learning_walls_touched(scene, cl_rollout_states(r), cl_rollout_steps_done(r), all)
+					: 0;
 		*walls = MIN(n, CL_LEARNING_WALLS_MAX);
 		memcpy(order, all, sizeof(int) * (gsize)*walls);
 	}

@@ -19,6 +19,12 @@ typedef struct ClLearningRun {
 	gint iterations_done; /* atomic, over every backend */
 } ClLearningRun;
 
+/* The walls ball 0 of a trajectory (states of steps_done + 1 steps) comes
+ * within reach of (Task 2's modes: ground then wall, or ground only), in
+ * the order it first does, into order (NULL or wall_count entries).
+ * Returns how many. */
+int cl_learning_walls_touched(const ClScene *scene, const double *states, int steps_done, int *order);
+
 /* scene: with optimize = the run's def. NULL with a message when the def
  * does not expand to parameters. */
 ClLearningRun *cl_learning_run_new(const ClScene *scene, const int *backends, int backend_count, GError **error);
