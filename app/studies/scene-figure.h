@@ -108,4 +108,3 @@ void cl_scene_panel_set(ClPlotPanel *panel, const ClScene *scene, ClRunData *dat
 /* One scene panel under the scene's name with the backends in a legend
  * below: `simulate --png` and Export All's canvas. */
 ClPlotFigure *cl_scene_figure_new(const ClScene *scene, ClRunData *data);
-
