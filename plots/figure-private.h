@@ -80,7 +80,10 @@ struct ClPlotPanel {
 	ClPlotLegend legend;
 	GPtrArray *series, *heatmaps, *quivers, *shapes, *texts;
 	int next_color;
-	PlotRect area; /* plot area of the last draw */
+	ClPlotDrawingFunc draw; /* a drawing panel: its cell is drawn by this */
+	gpointer draw_data;
+	GDestroyNotify draw_destroy;
+	PlotRect area; /* plot area (a drawing's cell) of the last draw */
 	bool show_x_labels, show_y_labels;
 };
 

@@ -61,6 +61,7 @@ static void panel_init(ClPlotPanel *panel, ClPlotFigure *figure)
 
 static void panel_clear(ClPlotPanel *panel)
 {
+	cl_plot_panel_set_drawing(panel, NULL, NULL, NULL);
 	g_free(panel->title);
 	g_free(panel->x.label);
 	g_free(panel->y.label);
@@ -226,6 +227,15 @@ void cl_plot_panel_set_visible(ClPlotPanel *p, bool visible)
 	p->hidden = !visible;
 }
 
+void cl_plot_panel_set_drawing(ClPlotPanel *p, ClPlotDrawingFunc draw, gpointer data, GDestroyNotify destroy)
+{
+	if (p->draw_destroy)
+		p->draw_destroy(p->draw_data);
+	p->draw = draw;
+	p->draw_data = data;
+	p->draw_destroy = destroy;
+}
+
 static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *label, const double *x, const double *y,
 								int count)
 {
@@ -246,6 +256,11 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *p, const char *label, const double *x, const double *y, int count)
 {
 	return add_series(p, SERIES_LINE, label, x, y, count);
+}
+
+ClPlotSeries *cl_plot_panel_add_legend_entry(ClPlotPanel *p, const char *label)
+{
+	return add_series(p, SERIES_LINE, label, NULL, NULL, 0);
 }
 
 void cl_plot_series_append(ClPlotSeries *s, const double *x, const double *y, int count)

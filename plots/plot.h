@@ -153,6 +153,19 @@ void cl_plot_panel_set_legend(ClPlotPanel *panel, ClPlotLegend legend);
 /* A hidden panel keeps its grid cell empty (the last cells of a ragged grid). */
 void cl_plot_panel_set_visible(ClPlotPanel *panel, bool visible);
 
+/* A panel drawn by a callback instead of from data (a scene, a diagram):
+ * the figure lays out its title, its cell and the legend, and calls draw
+ * with cr translated so the cell is (0, 0, width, height), clipped to it,
+ * in the figure's theme and base font size. */
+typedef void (*ClPlotDrawingFunc)(cairo_t *cr, double width, double height, ClPlotThemeKind theme,
+								  double font_size, gpointer data);
+/* The panel shows draw's drawing in its whole cell, without axes, ticks or
+ * grid; its legend entries still count. destroy (may be NULL) frees data
+ * with the figure or when replaced; draw NULL: the panel shows data again. */
+void cl_plot_panel_set_drawing(ClPlotPanel *panel, ClPlotDrawingFunc draw, gpointer data, GDestroyNotify destroy);
+/* A legend entry with no data (a drawing's items), styled as a line. */
+ClPlotSeries *cl_plot_panel_add_legend_entry(ClPlotPanel *panel, const char *label);
+
 /* A line through (x[i], y[i]); NAN (or ≤ 0 on a log axis) breaks it. The data
  * are copied. label NULL: not in the legend. Colour: the palette by order. */
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *panel, const char *label, const double *x, const double *y,
@@ -202,7 +215,7 @@ void cl_plot_shape_set_outline(ClPlotShape *shape, ClPlotColor color, double lin
 void cl_plot_figure_draw(ClPlotFigure *figure, cairo_t *cr, double width, double height);
 
 /* From the last draw: which panel is under (px, py) and the data
- * coordinates there. False outside every plot area. */
+ * coordinates there. False outside every plot area (a drawing has none). */
 bool cl_plot_figure_pick(const ClPlotFigure *figure, double px, double py, int *row, int *col, double *x, double *y);
 /* From the last draw: where data (x, y) of a panel lands, in user units. */
 bool cl_plot_figure_data_to_device(const ClPlotFigure *figure, int row, int col, double x, double y, double *px,

@@ -178,6 +178,12 @@ static double from_fraction(const PlotAxis *axis, double t)
 	return axis->scale == CL_PLOT_SCALE_LOG ? pow(10.0, v) : v;
 }
 
+/* A panel with axes: visible and not a drawing. */
+static bool shows_axes(const ClPlotPanel *p)
+{
+	return !p->hidden && !p->draw;
+}
+
 typedef struct Extent {
 	double lo, hi;
 	bool tight; /* no padding */
@@ -295,7 +301,7 @@ static void resolve_ranges(ClPlotFigure *f)
 	if (f->share_x || f->share_y) {
 		double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
 		for (int i = 0; i < n; i++) {
-			if (f->panels[i].hidden)
+			if (!shows_axes(&f->panels[i]))
 				continue;
 			x_lo = MIN(x_lo, f->panels[i].x.min);
 			x_hi = MAX(x_hi, f->panels[i].x.max);
@@ -414,7 +420,7 @@ static double widest_y_tick(cairo_t *cr, const ClPlotFigure *f, double font)
 	double w = 0;
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
-		if (!p->show_y_labels || p->hidden)
+		if (!p->show_y_labels || !shows_axes(p))
 			continue;
 		for (int k = 0; k < p->y.ticks.count; k++) {
 			char label[96];
@@ -508,7 +514,7 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 		for (int c = 0; c < f->cols; c++) {
 			ClPlotPanel *p = &f->panels[r * f->cols + c];
 			/* with shared x, the lowest visible panel of each column keeps its labels */
-			p->show_x_labels = !f->share_x || r == f->rows - 1 || f->panels[(r + 1) * f->cols + c].hidden;
+			p->show_x_labels = !f->share_x || r == f->rows - 1 || !shows_axes(&f->panels[(r + 1) * f->cols + c]);
 			p->show_y_labels = !f->share_y || c == 0;
 		}
 
@@ -573,16 +579,21 @@ static void layout_compute(ClPlotFigure *f, cairo_t *cr, double width, double he
 			double top = row_has_title(f, r) ? L->panel_title_h + 2 * PAD : PAD;
 			double plot_h = MAX((area.h - heights) * f->row_weights[r] / weight_sum, 10.0);
 			double x = area.x;
+			double bottom = (!f->share_x || r == f->rows - 1) ? bottom_full : gap;
 			for (int c = 0; c < f->cols; c++) {
 				ClPlotPanel *p = &f->panels[r * f->cols + c];
 				double left = (!f->share_y || c == 0) ? left_full : gap;
-				p->area = (PlotRect){x + left, y + top, plot_w, plot_h};
+				/* a drawing has no axes: it takes their margins too, short of the next cell */
+				p->area = p->draw ? (PlotRect){x, y + top, left + plot_w + right - PAD, plot_h + bottom}
+								  : (PlotRect){x + left, y + top, plot_w, plot_h};
 				x += left + plot_w + right;
 			}
-			y += top + plot_h + ((!f->share_x || r == f->rows - 1) ? bottom_full : gap);
+			y += top + plot_h + bottom;
 		}
 		for (int i = 0; i < f->rows * f->cols; i++) {
 			ClPlotPanel *p = &f->panels[i];
+			if (p->draw)
+				continue;
 			if (p->equal_aspect && p->x.scale == CL_PLOT_SCALE_LINEAR && p->y.scale == CL_PLOT_SCALE_LINEAR) {
 				/* resolve from the data again so that the second round does not grow twice */
 				Extent ex, ey;
@@ -1053,6 +1064,13 @@ static PlotRect panel_legend_rect(const ClPlotPanel *p, double w, double h)
 	return corners[choice];
 }
 
+static void draw_title(cairo_t *cr, const ClPlotPanel *p, const Layout *L, const Theme *theme)
+{
+	if (p->title)
+		draw_text(cr, p->title, L->label_font, theme->foreground, p->area.x + p->area.w / 2, p->area.y - PAD, 0.5, 1,
+				  0);
+}
+
 static void draw_axes(cairo_t *cr, const ClPlotPanel *p, const Layout *L, const Theme *theme)
 {
 	const PlotRect *a = &p->area;
@@ -1116,8 +1134,7 @@ static void draw_axes(cairo_t *cr, const ClPlotPanel *p, const Layout *L, const 
 			draw_text(cr, p->y.label, L->label_font, theme->foreground,
 					  a->x - TICK_LENGTH - 3 - L->y_tick_w - PAD, a->y + a->h / 2, 0.5, 1, -G_PI / 2);
 	}
-	if (p->title)
-		draw_text(cr, p->title, L->label_font, theme->foreground, a->x + a->w / 2, a->y - PAD, 0.5, 1, 0);
+	draw_title(cr, p, L, theme);
 }
 
 static void draw_grid(cairo_t *cr, const ClPlotPanel *p, const Theme *theme)
@@ -1138,9 +1155,43 @@ static void draw_grid(cairo_t *cr, const ClPlotPanel *p, const Theme *theme)
 	cairo_stroke(cr);
 }
 
+/* The callback's drawing in the panel's cell (a frame, if any, is its own). */
+static void draw_drawing(cairo_t *cr, const ClPlotFigure *f, const ClPlotPanel *p, const Layout *L,
+						 const Theme *theme)
+{
+	const PlotRect *a = &p->area;
+	cairo_save(cr);
+	cairo_rectangle(cr, a->x, a->y, a->w, a->h);
+	cairo_clip(cr);
+	cairo_translate(cr, a->x, a->y);
+	cairo_new_path(cr);
+	p->draw(cr, a->w, a->h, f->theme, f->font_size, p->draw_data);
+	cairo_restore(cr);
+	draw_title(cr, p, L, theme);
+}
+
+static void draw_panel_legend(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const Layout *L,
+							  const Theme *theme)
+{
+	if (f->legend != CL_PLOT_LEGEND_AUTO || p->legend == CL_PLOT_LEGEND_NONE)
+		return;
+	GPtrArray *entries = legend_entries(p->figure, p);
+	if (entries->len) {
+		double w, h;
+		legend_size(cr, entries, L->font, false, p->area.w, &w, &h);
+		draw_legend_box(cr, entries, panel_legend_rect(p, w, h), L->font, false, theme);
+	}
+	g_ptr_array_free(entries, TRUE);
+}
+
 static void draw_panel(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const Layout *L, const Theme *theme)
 {
 	const PlotRect *a = &p->area;
+	if (p->draw) {
+		draw_drawing(cr, f, p, L, theme);
+		draw_panel_legend(cr, f, p, L, theme);
+		return;
+	}
 	bool grid = p->grid < 0 ? !panel_has_heatmap(p) : p->grid;
 	cairo_save(cr);
 	cairo_rectangle(cr, a->x, a->y, a->w, a->h);
@@ -1179,17 +1230,7 @@ static void draw_panel(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const
 	}
 	cairo_restore(cr);
 	draw_axes(cr, p, L, theme);
-	if (f->legend == CL_PLOT_LEGEND_AUTO || f->legend == CL_PLOT_LEGEND_NONE) {
-		if (p->legend == CL_PLOT_LEGEND_NONE || f->legend == CL_PLOT_LEGEND_NONE)
-			return;
-		GPtrArray *entries = legend_entries(p->figure, p);
-		if (entries->len) {
-			double w, h;
-			legend_size(cr, entries, L->font, false, a->w, &w, &h);
-			draw_legend_box(cr, entries, panel_legend_rect(p, w, h), L->font, false, theme);
-		}
-		g_ptr_array_free(entries, TRUE);
-	}
+	draw_panel_legend(cr, f, p, L, theme);
 }
 
 static void draw_colorbar(cairo_t *cr, const ClPlotFigure *f, const Layout *L, const Theme *theme)
@@ -1268,7 +1309,7 @@ bool cl_plot_figure_pick(const ClPlotFigure *f, double px, double py, int *row, 
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
 		const PlotRect *a = &p->area;
-		if (p->hidden || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
+		if (!shows_axes(p) || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
 			continue;
 		if (row)
 			*row = i / f->cols;
@@ -1289,6 +1330,8 @@ bool cl_plot_figure_data_to_device(const ClPlotFigure *f, int row, int col, doub
 	if (!f->laid_out || row < 0 || row >= f->rows || col < 0 || col >= f->cols)
 		return false;
 	const ClPlotPanel *p = &f->panels[row * f->cols + col];
+	if (p->draw)
+		return false;
 	*px = to_x(p, x);
 	*py = to_y(p, y);
 	return isfinite(*px) && isfinite(*py);

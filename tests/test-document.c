@@ -2,10 +2,15 @@
  * scene announces itself once through "changed" with the right flags and a
  * new revision, gestures and undo compose, results go stale, the selection
  * follows its object, the recovery file follows the dirty state; jobs share
- * one thread budget, hold the application and always call back. */
+ * one thread budget, hold the application and always call back. Export All
+ * draws and writes what the CLI and the lesson handouts do. */
 #include "cl-document.h"
 #include "cl-job.h"
 #include "cl-runner.h"
+#include "cl-session-export.h"
+#include "figures.h"
+#include "lesson-file.h"
+#include "perturbation-figure.h"
 #include "run-data.h"
 #include "cli-run.h"
 #include "scene-file.h"
@@ -375,6 +380,142 @@ static void test_runner_follows_edits(void)
 	wait_for_result(doc, runner);
 }
 
+/* ------------------------------------------------------------ Export All */
+
+static void remove_tree(const char *path)
+{
+	if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+		g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+		for (const char *name; dir && (name = g_dir_read_name(dir));) {
+			g_autofree char *child = g_build_filename(path, name, NULL);
+			remove_tree(child);
+		}
+		g_rmdir(path);
+	} else {
+		g_unlink(path);
+	}
+}
+
+/* A document of scene with exactly these backends enabled, its Run computed. */
+static ClDocument *computed_document(ClScene *scene, const int *backends, int count, const char *perturb, double delta,
+									 ClRunner **runner)
+{
+	ClDocument *doc = cl_document_new(scene);
+	for (int b = 0; b < cl_backend_count(); b++) {
+		gboolean wanted = FALSE;
+		for (int k = 0; k < count; k++)
+			wanted = wanted || backends[k] == b;
+		cl_document_set_backend_enabled(doc, b, wanted);
+	}
+	*runner = cl_runner_new(doc);
+	cl_runner_set_perturbation(*runner, perturb, delta);
+	cl_runner_run(*runner);
+	wait_for_result(doc, *runner);
+	return doc;
+}
+
+/* Pixels of two PNGs; FALSE when the sizes differ. */
+static gboolean same_png(const char *a_path, const char *b_path)
+{
+	cairo_surface_t *a = cairo_image_surface_create_from_png(a_path), *b = cairo_image_surface_create_from_png(b_path);
+	g_assert_cmpint(cairo_surface_status(a), ==, CAIRO_STATUS_SUCCESS);
+	g_assert_cmpint(cairo_surface_status(b), ==, CAIRO_STATUS_SUCCESS);
+	int h = cairo_image_surface_get_height(a), stride = cairo_image_surface_get_stride(a);
+	gboolean same = cairo_image_surface_get_width(a) == cairo_image_surface_get_width(b) &&
+					h == cairo_image_surface_get_height(b) && stride == cairo_image_surface_get_stride(b) &&
+					memcmp(cairo_image_surface_get_data(a), cairo_image_surface_get_data(b), (size_t)stride * h) == 0;
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	return same;
+}
+
+/* Export All's canvas is the figure `contactlab simulate --png` draws, in
+ * both themes: one renderer, from the same trajectories. */
+static void test_export_canvas_is_simulate(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("cl-export-XXXXXX", NULL);
+	int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse"), cl_backend_find("compliant-warp")};
+	g_autoptr(ClRunner) runner = NULL;
+	g_autoptr(ClDocument) doc = computed_document(cl_preset_load("task2-ground-wall", NULL), backends, 3, NULL, 0,
+												  &runner);
+	for (int dark = 0; dark < 2; dark++) {
+		g_autofree char *folder = g_build_filename(dir, dark ? "dark" : "light", NULL);
+		g_assert_true(cl_session_export(doc, folder, dark, NULL));
+		g_autofree char *canvas = g_build_filename(folder, "canvas.png", NULL);
+		g_autofree char *cli = g_build_filename(dir, dark ? "cli-dark.png" : "cli.png", NULL);
+		const char *args[] = {"simulate", "task2-ground-wall", "--backend", "exact,impulse,compliant-warp", "--png",
+							  cli, dark ? "--dark" : NULL, NULL};
+		g_autofree char *out = NULL, *err = NULL;
+		g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
+		g_assert_true(same_png(canvas, cli));
+	}
+	/* other runs are another picture: the comparison can fail */
+	g_autofree char *fewer = g_build_filename(dir, "fewer.png", NULL);
+	const char *args[] = {"simulate", "task2-ground-wall", "--backend", "exact,impulse", "--png", fewer, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
+	g_autofree char *canvas = g_build_filename(dir, "light", "canvas.png", NULL);
+	g_assert_false(same_png(canvas, fewer));
+	remove_tree(dir);
+}
+
+/* A lesson's perturbation step is the window's study: the handout's CSV is
+ * Export All's perturbation.csv and its figure the window's drawing of its
+ * own Run, for the same scene, parameter and δ. */
+static void test_export_perturbation_is_handout(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("cl-export-XXXXXX", NULL);
+	g_autoptr(GError) error = NULL;
+	ClLesson *lesson = cl_lesson_load("projection", &error);
+	g_assert_no_error(error);
+	const ClLessonStep *step = g_ptr_array_index(lesson->steps, 1);
+	g_assert_cmpint(step->view.kind, ==, CL_LESSON_VIEW_PERTURBATION);
+	g_autoptr(ClRunner) runner = NULL;
+	g_autoptr(ClDocument) doc =
+		computed_document(cl_scene_copy(step->scene), (const int *)step->backends->data, (int)step->backends->len,
+						  step->view.parameter, step->view.delta, &runner);
+	g_autofree char *folder = g_build_filename(dir, "session", NULL);
+	g_assert_true(cl_session_export(doc, folder, FALSE, &error));
+	g_assert_no_error(error);
+	g_autofree char *pdf = g_build_filename(dir, "handout.pdf", NULL);
+	g_autofree char *handout = g_build_filename(dir, "handout", NULL);
+	const char *args[] = {"lesson", "export", "projection", "--pdf", pdf, "--dir", handout, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
+
+	g_autofree char *session_csv_path = g_build_filename(folder, "perturbation.csv", NULL);
+	g_autofree char *handout_csv_path = g_build_filename(handout, "step-02.csv", NULL);
+	g_autofree char *session_csv = NULL, *handout_csv = NULL, *manifest = NULL;
+	g_assert_true(g_file_get_contents(session_csv_path, &session_csv, NULL, NULL));
+	g_assert_true(g_file_get_contents(handout_csv_path, &handout_csv, NULL, NULL));
+	g_assert_true(g_str_has_prefix(session_csv, "backend,offset,step,time,ball,x,y\nexact,-1,0,"));
+	if (strcmp(session_csv, handout_csv) != 0) {
+		gsize at = 0;
+		while (session_csv[at] == handout_csv[at])
+			at++;
+		g_error("perturbation.csv and the handout's step-02.csv differ from byte %zu on", at);
+	}
+	g_autofree char *manifest_path = g_build_filename(folder, "manifest.json", NULL);
+	g_assert_true(g_file_get_contents(manifest_path, &manifest, NULL, NULL));
+	g_assert_nonnull(strstr(manifest, "\"file\": \"perturbation.csv\""));
+
+	/* the handout's figure: the window's Run drawn by the perturbation view's code */
+	g_autofree char *handout_png = g_build_filename(handout, "step-02.png", NULL);
+	cairo_surface_t *png = cairo_image_surface_create_from_png(handout_png);
+	g_assert_cmpint(cairo_surface_status(png), ==, CAIRO_STATUS_SUCCESS);
+	double width = cairo_image_surface_get_width(png) * 72.0 / CL_FIGURE_DPI;
+	double height = cairo_image_surface_get_height(png) * 72.0 / CL_FIGURE_DPI;
+	cairo_surface_destroy(png);
+	ClResult *run = cl_document_get_result(doc, CL_RESULT_RUN);
+	ClPlotFigure *figure = cl_perturbation_figure_new(cl_result_scene(run), cl_result_payload(run));
+	g_autofree char *mine = g_build_filename(dir, "mine.png", NULL);
+	g_assert_true(cl_plot_figure_export(figure, mine, CL_PLOT_FORMAT_PNG, width, height, CL_FIGURE_DPI, NULL));
+	cl_plot_figure_free(figure);
+	g_assert_true(same_png(handout_png, mine));
+	cl_lesson_free(lesson);
+	remove_tree(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -385,6 +526,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/document/recovery", test_recovery);
 	g_test_add_func("/document/backends", test_backends);
 	g_test_add_func("/runner/follows-edits", test_runner_follows_edits);
+	g_test_add_func("/export/canvas-is-simulate", test_export_canvas_is_simulate);
+	g_test_add_func("/export/perturbation-is-handout", test_export_perturbation_is_handout);
 	g_test_add_func("/job/budget", test_job_budget);
 	g_test_add_func("/job/holds-app", test_job_holds_app);
 	return g_test_run();

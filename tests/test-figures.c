@@ -6,6 +6,7 @@
 #include "cli-run.h"
 #include "figures.h"
 #include "numbers.h"
+#include "scene-figure.h"
 #include "scene-file.h"
 
 #include <glib.h>
@@ -340,22 +341,27 @@ static void test_simulate_figure(void)
 		g_free(path);
 	}
 
+	/* the window's drawing of the same Run data (Export All's canvas) */
 	GError *error = NULL;
 	ClScene *scene = cl_preset_load("task2-ground-wall", &error);
 	g_assert_no_error(error);
 	int backends[G_N_ELEMENTS(ids)];
-	ClRollout *rollouts[G_N_ELEMENTS(ids)];
-	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
 		backends[i] = cl_backend_find(ids[i]);
-		rollouts[i] = cl_rollout_new(scene, backends[i]);
-		cl_rollout_run(rollouts[i], NULL, NULL, false);
-	}
-	ClPlotFigure *figure = cl_figure_trajectories(scene, rollouts, backends, (int)G_N_ELEMENTS(ids));
+	ClRunData *data = cl_run_data_new(scene, backends, (int)G_N_ELEMENTS(ids), NULL, 0);
+	for (int i = 0; i < data->backend_count; i++)
+		cl_run_data_compute_backend(data, scene, i);
+	ClPlotFigure *figure = cl_scene_figure_new(scene, data);
 	assert_same_png(png, figure);
 	cl_plot_figure_free(figure);
+	cl_run_data_unref(data);
 
 	/* a figure of other runs is another picture: the comparison can fail */
-	figure = cl_figure_trajectories(scene, rollouts, backends, 2);
+	data = cl_run_data_new(scene, backends, 2, NULL, 0);
+	for (int i = 0; i < data->backend_count; i++)
+		cl_run_data_compute_backend(data, scene, i);
+	figure = cl_scene_figure_new(scene, data);
+	cl_run_data_unref(data);
 	char *fewer = path_in_tmp("fewer.png");
 	g_assert_true(cl_plot_figure_export(figure, fewer, CL_PLOT_FORMAT_PNG, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT,
 									   CL_FIGURE_DPI, &error));
@@ -365,8 +371,6 @@ static void test_simulate_figure(void)
 	cairo_surface_destroy(b);
 	cl_plot_figure_free(figure);
 	g_free(fewer);
-	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
-		cl_rollout_free(rollouts[i]);
 	cl_scene_free(scene);
 
 	/* --csv still writes the trajectories alongside the figure */

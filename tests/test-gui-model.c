@@ -1,9 +1,11 @@
 /* The window's logic without a display: undo stack, canvas view and picking,
- * canvas edits (which must keep the scene valid), the Run and learning jobs. */
+ * the canvas's handles, canvas edits (which must keep the scene valid), the
+ * Run and learning jobs. */
 #include "cl-learning-job.h"
 #include "cl-run-job.h"
 #include "cl-scene-edit.h"
 #include "cl-undo-stack.h"
+#include "scene-figure.h"
 #include "tasks.h"
 
 #include <glib.h>
@@ -120,6 +122,68 @@ static void test_pick(void)
 	g_assert_cmpint(p.kind, ==, CL_PICK_TARGET);
 	p = cl_scene_pick(scene, &view, 5, 5);
 	g_assert_cmpint(p.kind, ==, CL_PICK_NONE);
+	cl_scene_free(scene);
+}
+
+static cairo_surface_t *render_scene(const ClScene *scene, const ClView *view, gboolean handles)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)view->width, (int)view->height);
+	cairo_t *cr = cairo_create(surface);
+	gboolean visible[64] = {0};
+	ClSceneRenderInput in = {
+		.scene = scene,
+		.result_scene = scene,
+		.view = view,
+		.selection = {CL_PICK_NONE, -1},
+		.hover = {CL_PICK_NONE, -1},
+		.backend_visible = visible,
+		.handles = handles,
+	};
+	cl_scene_render(cr, &in);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	return surface;
+}
+
+/* The editing handles are the canvas's only: without them (every export)
+ * the picture differs from the canvas's just around the walls' anchors and
+ * rotation knobs and a resting ball's velocity knob, each of which is gone. */
+static void test_handles(void)
+{
+	ClScene *scene = cl_test_task2(0);
+	scene->balls[0].velocity = (ClVec2){0, 0}; /* a resting ball shows a knob to pull its velocity out */
+	ClView view = {.center_x = 0, .center_y = 0.8, .scale = 120, .width = 600, .height = 400};
+	enum { HANDLES_MAX = 8 };
+	ClVec2 handles[HANDLES_MAX];
+	int count = 0;
+	for (int w = 0; w < scene->wall_count; w++) {
+		handles[count++] = cl_view_to_screen(&view, cl_wall_anchor(scene, &view, w));
+		handles[count++] = cl_view_to_screen(&view, cl_wall_rotate_handle(scene, &view, w));
+	}
+	handles[count++] = cl_view_to_screen(&view, cl_velocity_handle(scene, &view, 0));
+	cairo_surface_t *canvas = render_scene(scene, &view, TRUE), *export = render_scene(scene, &view, FALSE);
+	int stride = cairo_image_surface_get_stride(canvas);
+	const guint8 *a = cairo_image_surface_get_data(canvas), *b = cairo_image_surface_get_data(export);
+	int near[HANDLES_MAX] = {0}, elsewhere = 0;
+	for (int y = 0; y < (int)view.height; y++)
+		for (int x = 0; x < (int)view.width; x++) {
+			if (memcmp(a + y * stride + 4 * x, b + y * stride + 4 * x, 4) == 0)
+				continue;
+			int nearest = -1;
+			for (int h = 0; h < count; h++)
+				if (hypot(x + 0.5 - handles[h].x, y + 0.5 - handles[h].y) <= 9)
+					nearest = h;
+			if (nearest < 0)
+				elsewhere++;
+			else
+				near[nearest]++;
+		}
+	g_assert_cmpint(elsewhere, ==, 0);
+	for (int h = 0; h < count; h++)
+		if (near[h] < 10)
+			g_error("handle %d at (%.0f, %.0f): only %d pixels differ", h, handles[h].x, handles[h].y, near[h]);
+	cairo_surface_destroy(canvas);
+	cairo_surface_destroy(export);
 	cl_scene_free(scene);
 }
 
@@ -432,6 +496,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/undo-merge-limit", test_undo_merge_and_limit);
 	g_test_add_func("/gui-model/view", test_view);
 	g_test_add_func("/gui-model/pick", test_pick);
+	g_test_add_func("/gui-model/handles", test_handles);
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
 	g_test_add_func("/gui-model/run-job", test_run_job);
 	g_test_add_func("/gui-model/learning-updates", test_learning_updates);

@@ -430,6 +430,94 @@ static void test_small_multiples(void)
 	cl_plot_figure_free(f);
 }
 
+typedef struct {
+	int calls, destroyed;
+	double x0, y0, x1, y1; /* the cell in device coordinates */
+	ClPlotThemeKind theme;
+	double font_size;
+} Drawing;
+
+static void paint_cell(cairo_t *cr, double width, double height, ClPlotThemeKind theme, double font_size,
+					   gpointer data)
+{
+	Drawing *d = data;
+	d->calls++;
+	d->theme = theme;
+	d->font_size = font_size;
+	d->x0 = 0, d->y0 = 0, d->x1 = width, d->y1 = height;
+	cairo_user_to_device(cr, &d->x0, &d->y0);
+	cairo_user_to_device(cr, &d->x1, &d->y1);
+	cairo_set_source_rgb(cr, 1, 0, 0);
+	cairo_paint(cr); /* the clip keeps it in the cell */
+}
+
+static void count_destroy(gpointer data)
+{
+	((Drawing *)data)->destroyed++;
+}
+
+/* A drawing panel: the callback gets its cell (translated, clipped) in the
+ * figure's theme and font size, beside a plot panel laid out as usual; its
+ * legend entries join the figure's legend; it has no data coordinates. */
+static void test_drawing_panel(void)
+{
+	Drawing d = {0}, replaced = {0};
+	ClPlotFigure *f = cl_plot_figure_new(1, 2);
+	cl_plot_figure_set_theme(f, CL_PLOT_THEME_DARK);
+	cl_plot_figure_set_font_size(f, 11);
+	ClPlotPanel *drawing = cl_plot_figure_panel(f, 0, 0), *plot = cl_plot_figure_panel(f, 0, 1);
+	cl_plot_panel_set_drawing(drawing, paint_cell, &replaced, count_destroy);
+	cl_plot_panel_set_drawing(drawing, paint_cell, &d, count_destroy);
+	g_assert_cmpint(replaced.destroyed, ==, 1);
+	cl_plot_panel_set_title(drawing, "scene");
+	double x[] = {0, 1}, y[] = {0, 1};
+	cl_plot_panel_add_line(plot, NULL, x, y, 2);
+	cl_plot_panel_set_x_axis(plot, "x", CL_PLOT_SCALE_LINEAR);
+	cl_plot_panel_set_y_axis(plot, "y", CL_PLOT_SCALE_LINEAR);
+	cairo_surface_t *s = render(f, 600, 300);
+	g_assert_cmpint(d.calls, ==, 1);
+	g_assert_cmpint(replaced.calls, ==, 0);
+	g_assert_cmpint(d.theme, ==, CL_PLOT_THEME_DARK);
+	g_assert_cmpfloat(d.font_size, ==, 11);
+	/* the left half of the figure, below the title row */
+	g_assert_cmpfloat(d.x0, <, 20);
+	g_assert_cmpfloat(d.x1, >, 250);
+	g_assert_cmpfloat(d.x1, <=, 300);
+	g_assert_cmpfloat(d.y0, >, 10);
+	g_assert_cmpfloat(d.y1, >, 250);
+	assert_color(pixel(s, (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2), 1, 0, 0, 0);
+	assert_color(pixel(s, d.x1 + 1, (d.y0 + d.y1) / 2), 0.141, 0.141, 0.141, 1.0 / 255);
+	assert_color(pixel(s, (d.x0 + d.x1) / 2, d.y0 - 1), 0.141, 0.141, 0.141, 1.0 / 255);
+	int row, col;
+	double px, py;
+	g_assert_false(cl_plot_figure_pick(f, (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, &row, &col, &px, &py));
+	g_assert_false(cl_plot_figure_data_to_device(f, 0, 0, 0.5, 0.5, &px, &py));
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 1, 0.5, 0.5, &px, &py));
+	g_assert_cmpfloat(px, >, d.x1);
+	g_assert_true(cl_plot_figure_pick(f, px, py, &row, &col, NULL, NULL));
+	g_assert_cmpint(col, ==, 1);
+
+	/* a legend entry of the drawing is drawn in the figure's legend below */
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
+	cairo_surface_t *without = render(f, 600, 300);
+	ClPlotSeries *entry = cl_plot_panel_add_legend_entry(drawing, "trajectory");
+	cl_plot_series_set_color(entry, (ClPlotColor){0, 1, 0, 1});
+	cairo_surface_t *with = render(f, 600, 300);
+	g_assert_false(same_pixels(without, with));
+	gboolean green = FALSE;
+	for (int yy = (int)d.y1; yy < 300 && !green; yy++)
+		for (int xx = 0; xx < 600 && !green; xx++) {
+			ClPlotColor c = pixel(with, xx, yy);
+			green = c.g > 0.9 && c.r < 0.1 && c.b < 0.1;
+		}
+	g_assert_true(green);
+	cairo_surface_destroy(s);
+	cairo_surface_destroy(without);
+	cairo_surface_destroy(with);
+	cl_plot_figure_free(f);
+	g_assert_cmpint(d.destroyed, ==, 1);
+}
+
 static void test_dark_theme(void)
 {
 	ClPlotFigure *f = cl_plot_figure_new(1, 1);
@@ -565,6 +653,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/log-axis", test_log_axis_geometry);
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
+	g_test_add_func("/plots/drawing-panel", test_drawing_panel);
 	g_test_add_func("/plots/export", test_export);
 	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();

@@ -53,7 +53,7 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 		cl_plot_figure_set_theme(figure, CL_PLOT_THEME_DARK);
 	double w = width > 0 ? width : CL_FIGURE_WIDTH, h = height > 0 ? height : CL_FIGURE_HEIGHT;
 	if (which[0] == '2' && height <= 0)
-		h = 1.15 * CL_FIGURE_HEIGHT; /* two rows of panels and a legend */
+		h = 1.25 * CL_FIGURE_HEIGHT; /* two rows of panels and a legend */
 	if (!cl_cli_figure_files_write(&figures, figure, w, h, &error))
 		goto out;
 	status = CL_EXIT_OK;

@@ -2,18 +2,21 @@
 #include "cli-common.h"
 #include "figures.h"
 #include "numbers.h"
+#include "scene-figure.h"
 
 #include <stdio.h>
 
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
+	gboolean dark = FALSE;
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write the CSV here (default: stdout unless a figure is asked for)",
 		 "FILE"},
 		CL_CLI_FIGURE_OPTIONS(figures, "the trajectory figure"),
+		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme for the figure", NULL},
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -21,12 +24,12 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	GError *error = NULL;
 	ClScene *scene = NULL;
 	GArray *backends = NULL;
-	ClRollout **rollouts = NULL;
+	ClRunData *data = NULL;
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("simulate", "SCENE",
 							  "Simulates the scene with each backend and writes the trajectories as CSV:\n"
 							  "backend,step,time,ball,x,y,vx,vy (a failed run stops at its last good step),\n"
-							  "and/or draws them over the scene's walls, starts and targets (--png, --svg and/or --pdf).",
+							  "and/or draws them on the scene as the window's canvas does (--png, --svg, --pdf).",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("simulate", positional, &error))
@@ -39,22 +42,23 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	if (check_only)
 		goto out;
 	GString *text = g_string_new(CL_TRAJECTORY_CSV_HEADER);
-	rollouts = g_new0(ClRollout *, backends->len);
-	for (guint k = 0; k < backends->len; k++) {
-		int backend = g_array_index(backends, int, k);
-		ClRollout *rollout = rollouts[k] = cl_rollout_new(scene, backend);
-		cl_rollout_run(rollout, NULL, NULL, false);
-		const ClStatus *run_status = cl_rollout_status(rollout);
-		if (run_status->code != CL_STATUS_OK) {
-			char *reason = cl_status_text(run_status);
-			gboolean fatal = cl_rollout_steps_done(rollout) < scene->steps;
-			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
+	/* the window's Run data, trajectories only: the figure is the canvas's drawing of it */
+	data = cl_run_data_new(scene, (const int *)backends->data, (int)backends->len, NULL, 0);
+	for (int k = 0; k < data->backend_count; k++) {
+		cl_run_data_compute_backend(data, scene, k);
+		const ClRunBackend *run = &data->backends[k];
+		if (run->row.status.code != CL_STATUS_OK) {
+			char *reason = cl_status_text(&run->row.status);
+			gboolean fatal = run->steps_done < scene->steps;
+			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(run->backend)->id,
+					reason);
 			g_free(reason);
 			if (fatal)
 				status = CL_EXIT_FAILED;
 		}
-		cl_trajectory_csv_append(text, scene, backend, cl_rollout_states(rollout), cl_rollout_steps_done(rollout));
+		cl_trajectory_csv_append(text, scene, run->backend, run->states, run->steps_done);
 	}
+	cl_run_data_set_ready(data);
 	GError *write_error = NULL;
 	if ((csv || !cl_cli_figure_files_wanted(&figures)) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
@@ -62,8 +66,9 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	}
 	g_string_free(text, TRUE);
 	if (cl_cli_figure_files_wanted(&figures)) {
-		ClPlotFigure *plot =
-			cl_figure_trajectories(scene, rollouts, (const int *)backends->data, (int)backends->len);
+		ClPlotFigure *plot = cl_scene_figure_new(scene, data);
+		if (dark)
+			cl_plot_figure_set_theme(plot, CL_PLOT_THEME_DARK);
 		if (!cl_cli_figure_files_write(&figures, plot, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, &write_error)) {
 			status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
 			g_clear_error(&write_error);
@@ -71,9 +76,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		cl_plot_figure_free(plot);
 	}
 out:
-	for (guint k = 0; rollouts && k < backends->len; k++)
-		cl_rollout_free(rollouts[k]);
-	g_free(rollouts);
+	cl_run_data_unref(data);
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
 		g_array_free(backends, TRUE);

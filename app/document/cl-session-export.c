@@ -15,8 +15,8 @@
 #include <math.h>
 
 #define EXPORT_DPI 150.0
-#define CANVAS_WIDTH 720.0
-#define CANVAS_HEIGHT 480.0
+#define PERTURBATION_WIDTH 720.0
+#define PERTURBATION_HEIGHT 480.0
 
 typedef struct {
 	ClDocument *doc;
@@ -77,77 +77,34 @@ static gboolean scene_of(Session *s, const ClResult *result, char **scene_file, 
 	return TRUE;
 }
 
-typedef gboolean (*DrawFunc)(cairo_t *cr, double width, double height, gpointer data, GError **error);
-
-static gboolean write_drawing(Session *s, const char *stem, const char *description, double width, double height,
-							  DrawFunc draw, gpointer data, const ClResult *result, const char *scene_file,
-							  GError **error)
-{
-	static const char *const extensions[] = {"png", "svg", "pdf"};
-	for (gsize i = 0; i < G_N_ELEMENTS(extensions); i++) {
-		g_autofree char *file = g_strdup_printf("%s.%s", stem, extensions[i]);
-		g_autofree char *path = path_of(s, file);
-		if (!cl_plot_export_document(path, CL_PLOT_FORMAT_AUTO, width, height, EXPORT_DPI, draw, data, error))
-			return FALSE;
-		list(s, file, "figure", description, result, scene_file);
-	}
-	return TRUE;
-}
-
-static gboolean draw_figure(cairo_t *cr, double width, double height, gpointer data, GError **error)
-{
-	(void)error;
-	cl_plot_figure_draw(data, cr, width, height);
-	return TRUE;
-}
-
+/* A figure in every format, in the session's theme; takes the figure. */
 static gboolean write_figure(Session *s, const char *stem, const char *description, ClPlotFigure *figure,
 							 double width, double height, const ClResult *result, const char *scene_file,
 							 GError **error)
 {
 	cl_plot_figure_set_theme(figure, s->dark ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
-	gboolean ok = write_drawing(s, stem, description, width, height, draw_figure, figure, result, scene_file, error);
+	static const char *const extensions[] = {"png", "svg", "pdf"};
+	gboolean ok = TRUE;
+	for (gsize i = 0; ok && i < G_N_ELEMENTS(extensions); i++) {
+		g_autofree char *file = g_strdup_printf("%s.%s", stem, extensions[i]);
+		g_autofree char *path = path_of(s, file);
+		ok = cl_plot_figure_export(figure, path, CL_PLOT_FORMAT_AUTO, width, height, EXPORT_DPI, error);
+		if (ok)
+			list(s, file, "figure", description, result, scene_file);
+	}
 	cl_plot_figure_free(figure);
 	return ok;
 }
 
 /* ------------------------------------------------------------------ Run */
 
-typedef struct {
-	Session *session;
-	const ClScene *scene;
-	ClRunData *data;
-	gboolean *visible;
-} RunDrawing;
-
-static gboolean draw_canvas(cairo_t *cr, double width, double height, gpointer p, GError **error)
+static GString *trajectories_csv(const ClRunData *data, const ClScene *scene)
 {
-	(void)error;
-	RunDrawing *r = p;
-	ClView view = {.scale = 100, .width = width, .height = height};
-	cl_view_fit_scene(&view, r->scene, r->scene, r->data, r->visible, 48);
-	ClSceneRenderInput in = {
-		.scene = r->scene,
-		.result_scene = r->scene,
-		.result = r->data,
-		.view = &view,
-		.time = r->scene->duration,
-		.trail = 0.15,
-		.selection = {CL_PICK_NONE, -1},
-		.hover = {CL_PICK_NONE, -1},
-		.backend_visible = r->visible,
-		.dark = r->session->dark,
-	};
-	cl_scene_render(cr, &in);
-	return TRUE;
-}
-
-static gboolean draw_perturbation(cairo_t *cr, double width, double height, gpointer p, GError **error)
-{
-	(void)error;
-	RunDrawing *r = p;
-	cl_perturbation_draw(cr, r->scene, r->data, r->visible, width, height, r->session->dark);
-	return TRUE;
+	GString *out = g_string_new(CL_TRAJECTORY_CSV_HEADER);
+	for (int b = 0; b < data->backend_count; b++)
+		cl_trajectory_csv_append(out, scene, data->backends[b].backend, data->backends[b].states,
+								 data->backends[b].steps_done);
+	return out;
 }
 
 static gboolean export_run(Session *s, ClResult *result, GError **error)
@@ -157,25 +114,22 @@ static gboolean export_run(Session *s, ClResult *result, GError **error)
 		return FALSE;
 	ClRunData *data = cl_result_payload(result);
 	const ClScene *scene = cl_result_scene(result);
-	g_autofree gboolean *visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
-	for (int b = 0; b < data->backend_count; b++)
-		visible[data->backends[b].backend] = TRUE;
-	RunDrawing drawing = {s, scene, data, visible};
-	GString *trajectories = g_string_new(CL_TRAJECTORY_CSV_HEADER);
-	for (int b = 0; b < data->backend_count; b++)
-		cl_trajectory_csv_append(trajectories, scene, data->backends[b].backend, data->backends[b].states,
-								 data->backends[b].steps_done);
+	/* the figure `contactlab simulate --png` draws */
 	gboolean ok =
-		write_drawing(s, "canvas", "the scene canvas: every backend's trajectory over exact's", CANVAS_WIDTH,
-					  CANVAS_HEIGHT, draw_canvas, &drawing, result, scene_file, error) &&
+		write_figure(s, "canvas", "the scene canvas: every backend's trajectory over exact's",
+					 cl_scene_figure_new(scene, data), CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, result, scene_file, error) &&
 		write_text(s, "gradients.csv", cl_run_data_gradient_csv(data, scene),
 				   "gradient table: backend,parameter,value (adjoint; fd:PARAMETER rows: own central difference)",
 				   result, scene_file, error) &&
-		write_text(s, "trajectories.csv", trajectories, "trajectories: backend,step,time,ball,x,y,vx,vy", result,
-				   scene_file, error);
+		write_text(s, "trajectories.csv", trajectories_csv(data, scene),
+				   "trajectories: backend,step,time,ball,x,y,vx,vy", result, scene_file, error);
 	if (ok && data->has_perturbation)
-		ok = write_drawing(s, "perturbation", "the perturbation study: runs at θ ± δ beside the first-order prediction",
-						   CANVAS_WIDTH, CANVAS_HEIGHT, draw_perturbation, &drawing, result, scene_file, error);
+		ok = write_figure(s, "perturbation", "the perturbation study: runs at θ ± δ beside the first-order prediction",
+						  cl_perturbation_figure_new(scene, data), PERTURBATION_WIDTH, PERTURBATION_HEIGHT, result,
+						  scene_file, error) &&
+			 write_text(s, "perturbation.csv", cl_run_data_perturbation_csv(data, scene),
+						"perturbation study: backend,offset,step,time,ball,x,y (offset −1, 0, +1: θ − δ, θ, θ + δ)",
+						result, scene_file, error);
 	return ok;
 }
 

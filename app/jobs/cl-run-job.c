@@ -47,19 +47,13 @@ ClJob *cl_run_job_new(const ClRunRequest *request, GError **error)
 {
 	ClRunData *data = cl_run_data_new(request->scene, request->backends, request->backend_count, request->columns,
 									  request->column_count);
-	if (request->perturb) {
-		char message[CL_MESSAGE_MAX] = "no forward-mode tangent";
-		if (!cl_param_parse(request->scene, request->perturb, &data->perturb_param, message, sizeof message) ||
-			!cl_param_has_adjoint(&data->perturb_param)) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", request->perturb, message);
-			cl_run_data_free(data);
-			return NULL;
-		}
-		data->has_perturbation = TRUE;
-		data->perturb_delta = request->perturb_delta;
+	if (request->perturb &&
+		!cl_run_data_set_perturbation(data, request->scene, request->perturb, request->perturb_delta, error)) {
+		cl_run_data_unref(data);
+		return NULL;
 	}
 	cl_run_data_plan_fd(data, request->scene, request->fd, request->fd_first, request->fd_first_count);
 	ClResult *result = cl_result_new(CL_RESULT_RUN, request->scene, request->revision, data,
-									 (GDestroyNotify)cl_run_data_free);
+									 (GDestroyNotify)cl_run_data_unref);
 	return cl_study_job_new(result, MAX(data->backend_count, data->fd_total), run_study);
 }

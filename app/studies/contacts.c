@@ -7,10 +7,8 @@ static const char *other_name(const ClScene *scene, int other)
 	return other >= 0 ? scene->balls[other].id : scene->walls[-1 - other].id;
 }
 
-char *cl_contacts_text(const ClScene *scene, const ClRollout *rollout)
+char *cl_contacts_text(const ClScene *scene, const ClContactEvent *events, int count)
 {
-	const ClContactEvent *events = cl_rollout_events(rollout);
-	int count = cl_rollout_event_count(rollout);
 	GString *out = g_string_new(NULL);
 	int last_ball = -1, last_other = 0;
 	for (int i = 0; i < count; i++) {
@@ -35,9 +33,9 @@ char *cl_contacts_text(const ClScene *scene, const ClRollout *rollout)
 	return g_string_free(out, FALSE);
 }
 
-void cl_contacts_text_into(const ClScene *scene, const ClRollout *rollout, char *buffer, gsize size)
+void cl_contacts_text_into(const ClScene *scene, const ClContactEvent *events, int count, char *buffer, gsize size)
 {
-	g_autofree char *text = cl_contacts_text(scene, rollout);
+	g_autofree char *text = cl_contacts_text(scene, events, count);
 	static const char ellipsis[] = "…";
 	if (g_strlcpy(buffer, text, size) < size || size < sizeof ellipsis)
 		return;
@@ -46,4 +44,16 @@ void cl_contacts_text_into(const ClScene *scene, const ClRollout *rollout, char 
 	const char *end = g_utf8_find_prev_char(buffer, buffer + keep + 1);
 	keep = end ? (gsize)(end - buffer) : 0;
 	memcpy(buffer + keep, ellipsis, sizeof ellipsis);
+}
+
+int cl_contacts_walls(const ClScene *scene, const ClContactEvent *events, int count)
+{
+	g_autofree gboolean *touched = g_new0(gboolean, (gsize)MAX(scene->wall_count, 1));
+	int walls = 0;
+	for (int i = 0; i < count; i++)
+		if (events[i].other < 0 && !touched[-1 - events[i].other]) {
+			touched[-1 - events[i].other] = TRUE;
+			walls++;
+		}
+	return walls;
 }

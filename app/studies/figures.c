@@ -2,7 +2,9 @@
 #include "figures.h"
 
 #include "backend-style.h"
+#include "contacts.h"
 #include "numbers.h"
+#include "scene-figure.h"
 #include "scene-file.h"
 
 #include <math.h>
@@ -315,193 +317,54 @@ static void add_learning_curves(ClPlotPanel *p, const ClLearningCurve *curves, i
 
 /* ---------------------------------------------------------------- figure 2 */
 
-/* A trajectory under a backend, with optimized values applied (NULL: as is). */
-static ClRollout *simulate(const ClScene *scene, int backend, const ClLearningCurve *optimized, ClScene **copy)
+ClScene *cl_figure_learned_scene(const ClScene *scene, const double *values, int value_count)
 {
-	*copy = cl_scene_copy(scene);
-	if (optimized && optimized->value_count > 0) {
-		int count = 0;
-		char message[CL_MESSAGE_MAX];
-		ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
-		if (params && count == optimized->value_count)
-			cl_optimize_apply(*copy, params, count, optimized->values);
-		free(params);
+	ClScene *copy = cl_scene_copy(scene);
+	int count = 0;
+	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, NULL, 0);
+	if (params && count == value_count)
+		cl_optimize_apply(copy, params, count, values);
+	free(params);
+	return copy;
+}
+
+ClScene *cl_figure_start_scene(const ClScene *scene)
+{
+	ClScene *copy = cl_scene_copy(scene);
+	for (int i = 0; i < copy->ball_count; i++)
+		copy->balls[i].velocity = (ClVec2){0, 0};
+	return copy;
+}
+
+ClRunData *cl_figure_runs(const ClScene *scene, const int *backends, const double *const *values,
+						  const int *value_counts, int count)
+{
+	ClRunData *data = cl_run_data_new(scene, backends, count, NULL, 0);
+	for (int k = 0; k < count; k++) {
+		ClScene *start = values ? cl_figure_learned_scene(scene, values[k], value_counts[k]) : cl_scene_copy(scene);
+		cl_run_data_compute_backend(data, start, k);
+		cl_scene_free(start);
 	}
-	ClRollout *r = cl_rollout_new(*copy, backend);
-	cl_rollout_run(r, NULL, NULL, false);
-	return r;
+	cl_run_data_set_ready(data);
+	return data;
 }
 
-int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order)
+/* The runs of curves[members[k]]'s backends from scene, or from their learned starts. */
+static ClRunData *curve_runs(const ClScene *scene, const ClLearningCurve *curves, GArray *members, bool learned)
 {
-	const double *s = cl_rollout_states(r);
-	int n = cl_rollout_steps_done(r), size = cl_state_size(scene), touched = 0;
-	double *first = g_new(double, (gsize)MAX(scene->wall_count, 1));
-	for (int w = 0; w < scene->wall_count; w++) {
-		const ClWall *wall = &scene->walls[w];
-		first[w] = INFINITY;
-		for (int k = 0; k <= n; k++) {
-			const double *p = s + (size_t)k * (size_t)size;
-			double d = wall->normal.x * (p[0] - wall->point.x) + wall->normal.y * (p[1] - wall->point.y);
-			/* a time-stepped contact is detected up to a step's travel away */
-			if (d - scene->balls[0].radius <= 0.05) {
-				first[w] = k;
-				touched++;
-				break;
-			}
-		}
+	int n = (int)members->len, *backends = g_new(int, n + 1), *counts = g_new(int, n + 1);
+	const double **values = g_new(const double *, n + 1);
+	for (int k = 0; k < n; k++) {
+		const ClLearningCurve *curve = &curves[g_array_index(members, int, k)];
+		backends[k] = curve->backend;
+		values[k] = curve->values;
+		counts[k] = curve->value_count;
 	}
-	/* walls in the order ball 0 first reached them */
-	for (int i = 0; order && i < touched; i++) {
-		int best = -1;
-		for (int w = 0; w < scene->wall_count; w++)
-			if (isfinite(first[w]) && (best < 0 || first[w] < first[best]))
-				best = w;
-		order[i] = best;
-		first[best] = INFINITY;
-	}
-	g_free(first);
-	return touched;
-}
-
-static void add_path(ClPlotPanel *p, const ClScene *scene, ClRollout *r, int backend, bool label)
-{
-	const double *s = cl_rollout_states(r);
-	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
-	for (int b = 0; b < scene->ball_count; b++) {
-		double *x = g_new(double, (gsize)n + 1), *y = g_new(double, (gsize)n + 1);
-		for (int k = 0; k <= n; k++) {
-			x[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b];
-			y[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b + 1];
-		}
-		ClPlotSeries *line = cl_plot_panel_add_line(p, label && b == 0 ? cl_backend_info(backend)->id : NULL, x, y,
-													n + 1);
-		cl_backend_style_series(line, backend, false);
-		ClPlotShape *ball = cl_plot_panel_add_circle(p, x[n], y[n], scene->balls[b].radius);
-		ClPlotColor color = cl_backend_plot_color(backend);
-		color.a = 0.25;
-		cl_plot_shape_set_fill(ball, color);
-		color.a = 1;
-		cl_plot_shape_set_outline(ball, color, 0.8);
-		g_free(x);
-		g_free(y);
-	}
-}
-
-/* Walls as shaded half-planes, the start as an outlined ball, targets as crosses. */
-static void add_scene_decor(ClPlotPanel *p, const ClScene *scene)
-{
-	for (int w = 0; w < scene->wall_count; w++) {
-		const ClWall *wall = &scene->walls[w];
-		double tx = -wall->normal.y, ty = wall->normal.x, far = 1e3;
-		double x[4] = {wall->point.x + far * tx, wall->point.x - far * tx, wall->point.x - far * tx - far * wall->normal.x,
-					   wall->point.x + far * tx - far * wall->normal.x};
-		double y[4] = {wall->point.y + far * ty, wall->point.y - far * ty, wall->point.y - far * ty - far * wall->normal.y,
-					   wall->point.y + far * ty - far * wall->normal.y};
-		ClPlotShape *shape = cl_plot_panel_add_polygon(p, x, y, 4);
-		cl_plot_shape_set_fill(shape, (ClPlotColor){0.5, 0.5, 0.5, 0.35});
-	}
-	for (int b = 0; b < scene->ball_count; b++) {
-		ClPlotShape *start =
-			cl_plot_panel_add_circle(p, scene->balls[b].position.x, scene->balls[b].position.y, scene->balls[b].radius);
-		cl_plot_shape_set_fill(start, (ClPlotColor){0, 0, 0, 0});
-		cl_plot_shape_set_outline(start, (ClPlotColor){0.3, 0.3, 0.3, 1}, 0.8);
-	}
-	for (int k = 0; k < scene->loss_count; k++)
-		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
-			ClPlotSeries *m =
-				cl_plot_panel_add_marker(p, scene->loss[k].target.x, scene->loss[k].target.y, CL_PLOT_MARKER_CROSS, NULL);
-			cl_plot_series_set_marker(m, CL_PLOT_MARKER_CROSS, 8, 1);
-			cl_plot_panel_add_text(p, scene->loss[k].target.x + 0.1, scene->loss[k].target.y, CL_PLOT_ANCHOR_LEFT,
-								   "target");
-		}
-}
-
-/* Grows a bounding box by a trajectory's points. */
-static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
-{
-	const double *s = cl_rollout_states(r);
-	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
-	for (int k = 0; k <= n; k++)
-		for (int b = 0; b < scene->ball_count; b++) {
-			const double *p = s + (size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b;
-			double x = p[0], y = p[1];
-			if (!isfinite(x) || !isfinite(y) || fabs(x) > 50 || fabs(y) > 50)
-				continue; /* a diverged run must not shrink everything else to a dot */
-			box[0] = fmin(box[0], x - scene->balls[b].radius);
-			box[1] = fmax(box[1], x + scene->balls[b].radius);
-			box[2] = fmin(box[2], y - scene->balls[b].radius);
-			box[3] = fmax(box[3], y + scene->balls[b].radius);
-		}
-}
-
-/* A bounding box [x0 x1 y0 y1] holding the scene's targets and the space
- * above them (empty when it has none), for grow_box to extend. */
-static void target_box(double box[4], const ClScene *scene)
-{
-	box[0] = box[2] = INFINITY;
-	box[1] = box[3] = -INFINITY;
-	for (int k = 0; k < scene->loss_count; k++)
-		if (scene->loss[k].type == CL_LOSS_FINAL_POSITION) {
-			box[0] = fmin(box[0], scene->loss[k].target.x);
-			box[1] = fmax(box[1], scene->loss[k].target.x);
-			box[2] = fmin(box[2], scene->loss[k].target.y);
-			box[3] = fmax(box[3], scene->loss[k].target.y + 0.3);
-		}
-}
-
-/* A trajectory panel: the scene's walls, starts and targets, the box (and the
- * ground line y = 0) in view at true aspect. */
-static void frame_trajectories(ClPlotPanel *p, const ClScene *scene, const double box[4], bool y_label)
-{
-	add_scene_decor(p, scene);
-	double pad = 0.1;
-	cl_plot_panel_set_x_range(p, box[0] - pad, box[1] + pad);
-	cl_plot_panel_set_y_range(p, fmin(box[2], 0) - pad, box[3] + 2 * pad);
-	cl_plot_panel_set_equal_aspect(p, true);
-	cl_plot_panel_set_grid(p, false);
-	cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
-	cl_plot_panel_set_y_axis(p, y_label ? "y (m)" : NULL, CL_PLOT_SCALE_LINEAR);
-}
-
-void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label)
-{
-	add_path(panel, scene, rollout, backend, label);
-}
-
-void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene)
-{
-	add_scene_decor(panel, scene);
-}
-
-void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout)
-{
-	grow_box(box, scene, rollout);
-}
-
-ClPlotFigure *cl_figure_trajectories(const ClScene *scene, ClRollout *const *rollouts, const int *backends, int count)
-{
-	ClPlotFigure *f = cl_plot_figure_new(1, 1);
-	char *title = g_markup_escape_text(scene->name, -1);
-	cl_plot_figure_set_title(f, title);
-	g_free(title);
-	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
-	double box[4];
-	target_box(box, scene);
-	/* the starts too: a run that failed at once still has the scene in view */
-	for (int b = 0; b < scene->ball_count; b++) {
-		const ClBall *ball = &scene->balls[b];
-		box[0] = fmin(box[0], ball->position.x - ball->radius);
-		box[1] = fmax(box[1], ball->position.x + ball->radius);
-		box[2] = fmin(box[2], ball->position.y - ball->radius);
-		box[3] = fmax(box[3], ball->position.y + ball->radius);
-	}
-	for (int c = 0; c < count; c++) {
-		add_path(p, scene, rollouts[c], backends[c], true);
-		grow_box(box, scene, rollouts[c]);
-	}
-	frame_trajectories(p, scene, box, true);
-	return f;
+	ClRunData *data = cl_figure_runs(scene, backends, learned ? values : NULL, counts, n);
+	g_free(backends);
+	g_free(values);
+	g_free(counts);
+	return data;
 }
 
 ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curves, int count)
@@ -509,34 +372,36 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 	ClPlotFigure *f = cl_plot_figure_new(2, 3);
 	cl_plot_figure_set_title(f, "Task 2: trajectories and learning curves");
 	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
-	cl_plot_figure_set_row_weight(f, 0, 0.5); /* the trajectories are wide and flat */
-	ClPlotPanel *initial = cl_plot_figure_panel(f, 0, 0), *mode1 = cl_plot_figure_panel(f, 0, 1);
-	ClPlotPanel *mode2 = cl_plot_figure_panel(f, 0, 2);
-	cl_plot_panel_set_title(initial, "(a) initial trajectories");
-	cl_plot_panel_set_title(mode1, "(b) optimized: ground, then wall");
-	cl_plot_panel_set_title(mode2, "(c) optimized: ground only");
-	double box[4];
-	target_box(box, scene);
+	cl_plot_figure_set_row_weight(f, 0, 0.6); /* the scenes are wide and flat */
+	static const char *const titles[] = {"(a) initial trajectories", "(b) optimized: ground, then wall",
+										 "(c) optimized: ground only"};
+	for (int c = 0; c < 3; c++)
+		cl_plot_panel_set_title(cl_plot_figure_panel(f, 0, c), titles[c]);
+	/* (a) every backend from the preset; (b), (c) each from its own learned start, by the mode it found */
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(int)), *optimized = g_array_new(FALSE, FALSE, sizeof(int));
+	GArray *modes[2] = {g_array_new(FALSE, FALSE, sizeof(int)), g_array_new(FALSE, FALSE, sizeof(int))};
 	for (int c = 0; c < count; c++) {
-		ClScene *copy;
-		ClRollout *r = simulate(scene, curves[c].backend, NULL, &copy);
-		add_path(initial, copy, r, curves[c].backend, true);
-		grow_box(box, copy, r);
-		cl_rollout_free(r);
-		cl_scene_free(copy);
-		if (curves[c].iterations == 0)
-			continue;
-		r = simulate(scene, curves[c].backend, &curves[c], &copy);
-		add_path(cl_figure_walls_touched(copy, r, NULL) == copy->wall_count ? mode1 : mode2, copy, r, curves[c].backend, false);
-		grow_box(box, copy, r);
-		cl_rollout_free(r);
-		cl_scene_free(copy);
+		g_array_append_val(all, c);
+		if (curves[c].iterations > 0)
+			g_array_append_val(optimized, c);
 	}
-	for (int c = 0; c < 3; c++) {
-		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
-		frame_trajectories(p, scene, box, c == 0);
-		cl_plot_panel_set_legend(p, CL_PLOT_LEGEND_NONE);
+	g_autoptr(ClRunData) initial = curve_runs(scene, curves, all, false);
+	g_autoptr(ClRunData) learned = curve_runs(scene, curves, optimized, true);
+	for (guint k = 0; k < optimized->len; k++) {
+		const ClRunBackend *run = &learned->backends[k];
+		bool both = cl_contacts_walls(scene, run->events, run->event_count) == scene->wall_count;
+		g_array_append_val(modes[both ? 0 : 1], g_array_index(optimized, int, k));
 	}
+	cl_scene_panel_set(cl_plot_figure_panel(f, 0, 0), scene, initial, FALSE);
+	ClScene *shown = cl_figure_start_scene(scene);
+	for (int m = 0; m < 2; m++) {
+		g_autoptr(ClRunData) mode = curve_runs(scene, curves, modes[m], true);
+		cl_scene_panel_set(cl_plot_figure_panel(f, 0, m + 1), shown, mode, FALSE);
+		g_array_free(modes[m], TRUE);
+	}
+	cl_scene_free(shown);
+	g_array_free(all, TRUE);
+	g_array_free(optimized, TRUE);
 
 	ClPlotPanel *loss = cl_plot_figure_panel(f, 1, 0), *vx = cl_plot_figure_panel(f, 1, 1);
 	ClPlotPanel *final = cl_plot_figure_panel(f, 1, 2);

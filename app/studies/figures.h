@@ -6,6 +6,7 @@
 
 #include "contactlab/sim.h"
 #include "plot.h"
+#include "run-data.h"
 
 #include <glib.h>
 
@@ -14,16 +15,17 @@
 #define CL_FIGURE_HEIGHT 360.0
 #define CL_FIGURE_DPI 150.0
 
-/* Pieces of the trajectory figures, for other figures (lessons): a run's
- * paths and final balls in the backend's style; walls, starts and targets;
- * a bounding box [x0 x1 y0 y1] grown by a run's points. */
-void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label);
-void cl_figure_add_scene(ClPlotPanel *panel, const ClScene *scene);
-void cl_figure_grow_box(double box[4], const ClScene *scene, ClRollout *rollout);
-
-/* One panel: the scene's walls, starts and targets and each backend's run
- * (rollouts[k] under backends[k]) in its style, at true aspect. */
-ClPlotFigure *cl_figure_trajectories(const ClScene *scene, ClRollout *const *rollouts, const int *backends, int count);
+/* A copy of scene with its optimization's learned values applied (as it
+ * is when they do not fit the problem). */
+ClScene *cl_figure_learned_scene(const ClScene *scene, const double *values, int value_count);
+/* Each backends[k]'s run (trajectories only) from scene with its own
+ * learned values[k] (value_counts[k] of them) applied; values NULL: all
+ * from scene as it is. */
+ClRunData *cl_figure_runs(const ClScene *scene, const int *backends, const double *const *values,
+						  const int *value_counts, int count);
+/* The scene drawn under runs that each start from their own learned values:
+ * its initial velocities cleared, so no arrow claims to be their start. */
+ClScene *cl_figure_start_scene(const ClScene *scene);
 
 /* ---------------------------------------------------------------- heatmap */
 
@@ -50,11 +52,6 @@ typedef struct ClLearningCurve {
 	double *values;
 	ClStatus status;
 } ClLearningCurve;
-
-/* The walls ball 0 of a rollout comes within reach of (Task 2's modes: ground
- * then wall, or ground only), in the order it first does, into order (NULL
- * or wall_count entries). Returns how many. */
-int cl_figure_walls_touched(const ClScene *scene, ClRollout *r, int *order);
 
 /* Runs the scene's optimization with one backend, recording the loss and,
  * when tracked is not NULL, that scalar parameter (one of the optimized ones). */

@@ -144,7 +144,7 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, ch
 	double loss = cl_rollout_loss(r);
 	*status = *cl_rollout_status(r);
 	if (contacts)
-		cl_contacts_text_into(scene, r, contacts, size);
+		cl_contacts_text_into(scene, cl_rollout_events(r), cl_rollout_event_count(r), contacts, size);
 	cl_rollout_free(r);
 	return loss;
 }

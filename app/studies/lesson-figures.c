@@ -4,6 +4,8 @@
 #include "backend-style.h"
 #include "figures.h"
 #include "numbers.h"
+#include "perturbation-figure.h"
+#include "scene-figure.h"
 
 #include <math.h>
 #include <string.h>
@@ -83,91 +85,17 @@ ClPlotFigure *cl_figure_convergence(const ClConvergenceRun *run, const GArray *h
 
 /* ------------------------------------------------------------ trajectories */
 
-static void fit_box(ClPlotPanel *p, double box[4])
-{
-	if (!(box[1] > box[0] && box[3] > box[2]))
-		return;
-	double mx = 0.08 * (box[1] - box[0]) + 0.05, my = 0.08 * (box[3] - box[2]) + 0.05;
-	cl_plot_panel_set_x_range(p, box[0] - mx, box[1] + mx);
-	cl_plot_panel_set_y_range(p, box[2] - my, box[3] + my);
-}
-
-static void scene_axes(ClPlotPanel *p)
-{
-	cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
-	cl_plot_panel_set_y_axis(p, "y (m)", CL_PLOT_SCALE_LINEAR);
-	cl_plot_panel_set_equal_aspect(p, true);
-}
-
+/* Each backend's run from scene, as the canvas draws them. */
 static ClPlotFigure *trajectories_figure(const ClLessonResult *r)
 {
 	const ClLessonStep *step = r->step;
 	ClPlotFigure *f = cl_plot_figure_new(1, 1);
 	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
 	cl_plot_panel_set_title(p, "Trajectories");
-	scene_axes(p);
-	cl_figure_add_scene(p, step->scene);
-	double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-	for (guint b = 0; b < r->backend_count; b++) {
-		int backend = g_array_index(step->backends, int, b);
-		ClRollout *rollout = cl_rollout_new(step->scene, backend);
-		cl_rollout_run(rollout, NULL, NULL, false);
-		cl_figure_add_trajectory(p, step->scene, rollout, backend, true);
-		cl_figure_grow_box(box, step->scene, rollout);
-		cl_rollout_free(rollout);
-	}
-	fit_box(p, box);
-	return f;
-}
-
-/* One panel per backend: the trajectories at θ − δ, θ, θ + δ, and crosses
- * where the backend's gradient predicts the perturbed final positions. */
-static ClPlotFigure *perturbation_figure(const ClLessonResult *r)
-{
-	const ClLessonStep *step = r->step;
-	guint n = MAX(r->backend_count, 1u);
-	ClPlotFigure *f = cl_plot_figure_new(1, (int)n);
-	cl_plot_figure_share_axes(f, true, true);
-	char *delta = g_strdup(cl_format_number(step->view.delta).text);
-	double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-	int ns = cl_state_size(step->scene);
-	for (guint b = 0; b < r->backend_count; b++) {
-		int backend = g_array_index(step->backends, int, b);
-		const ClLessonPerturbation *pert = &r->perturbation[b];
-		ClPlotPanel *p = cl_plot_figure_panel(f, 0, (int)b);
-		cl_plot_panel_set_title(p, cl_backend_info(backend)->id);
-		scene_axes(p);
-		cl_figure_add_scene(p, step->scene);
-		for (int k = 0; k < 3; k++) {
-			cl_figure_add_trajectory(p, pert->scenes[k], pert->rollouts[k], backend, false);
-			cl_figure_grow_box(box, pert->scenes[k], pert->rollouts[k]);
-		}
-		const double *final = cl_rollout_states(pert->rollouts[1]) + (gsize)cl_rollout_steps_done(pert->rollouts[1]) * (gsize)ns;
-		for (int i = 0; i < step->scene->ball_count; i++)
-			for (int sign = -1; sign <= 1; sign += 2) {
-				size_t at = CL_BALL_STATE * (size_t)i;
-				double px = final[at] + sign * step->view.delta * pert->ds_final[at];
-				double py = final[at + 1] + sign * step->view.delta * pert->ds_final[at + 1];
-				if (!isfinite(px) || !isfinite(py))
-					continue;
-				ClPlotSeries *m = cl_plot_panel_add_marker(p, px, py, CL_PLOT_MARKER_CROSS,
-														   i == 0 && sign < 0 ? "first-order prediction" : NULL);
-				cl_plot_series_set_marker(m, CL_PLOT_MARKER_CROSS, 9, 1);
-				cl_plot_series_set_color(m, (ClPlotColor){0.85, 0.1, 0.1, 1});
-				box[0] = fmin(box[0], px);
-				box[1] = fmax(box[1], px);
-				box[2] = fmin(box[2], py);
-				box[3] = fmax(box[3], py);
-			}
-	}
-	for (guint b = 0; b < r->backend_count; b++)
-		fit_box(cl_plot_figure_panel(f, 0, (int)b), box);
-	char *name = markup(step->view.parameter);
-	char *title = g_strdup_printf("%s ± %s: simulated (lines) and predicted by the gradient (crosses)", name, delta);
-	cl_plot_figure_set_title(f, title);
-	g_free(title);
-	g_free(name);
-	g_free(delta);
+	g_autoptr(ClRunData) data =
+		cl_figure_runs(step->scene, (const int *)step->backends->data, NULL, NULL, (int)r->backend_count);
+	cl_scene_panel_set(p, step->scene, data, TRUE);
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
 	return f;
 }
 
@@ -232,17 +160,6 @@ static gboolean optimizes_controls(const ClScene *scene, int *ball)
 	return found;
 }
 
-static ClScene *learned_scene(const ClScene *scene, const ClLessonLearning *l)
-{
-	ClScene *copy = cl_scene_copy(scene);
-	int count = 0;
-	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, NULL, 0);
-	if (params && count == l->value_count)
-		cl_optimize_apply(copy, params, count, l->values);
-	free(params);
-	return copy;
-}
-
 static ClPlotFigure *learning_figure(const ClLessonResult *r, const GArray *highlight)
 {
 	const ClLessonStep *step = r->step;
@@ -298,7 +215,7 @@ static ClPlotFigure *learning_figure(const ClLessonResult *r, const GArray *high
 			int backend = g_array_index(step->backends, int, b);
 			if (!r->learning[b].values)
 				continue;
-			ClScene *learned = learned_scene(scene, &r->learning[b]);
+			ClScene *learned = cl_figure_learned_scene(scene, r->learning[b].values, r->learning[b].value_count);
 			for (int k = 0; k < n; k++)
 				ux[k] = learned->balls[ball].control_kind == CL_CONTROL_SEQUENCE ? learned->balls[ball].control_sequence[k].x
 																				 : learned->balls[ball].control_constant.x;
@@ -318,24 +235,23 @@ static ClPlotFigure *learning_figure(const ClLessonResult *r, const GArray *high
 		g_free(ux);
 		g_free(u);
 	} else {
-		/* the learned trajectories: which mode each backend found */
+		/* the learned trajectories, each from its backend's learned start: which mode each found */
 		cl_plot_panel_set_title(rp, "Learned trajectories");
-		scene_axes(rp);
-		cl_figure_add_scene(rp, scene);
-		double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-		for (guint b = 0; b < r->backend_count; b++) {
-			int backend = g_array_index(step->backends, int, b);
-			if (!r->learning[b].values)
-				continue;
-			ClScene *learned = learned_scene(scene, &r->learning[b]);
-			ClRollout *rollout = cl_rollout_new(learned, backend);
-			cl_rollout_run(rollout, NULL, NULL, false);
-			cl_figure_add_trajectory(rp, learned, rollout, backend, false);
-			cl_figure_grow_box(box, learned, rollout);
-			cl_rollout_free(rollout);
-			cl_scene_free(learned);
-		}
-		fit_box(rp, box);
+		int *backends = g_new(int, r->backend_count + 1), *counts = g_new(int, r->backend_count + 1), learned = 0;
+		const double **values = g_new(const double *, r->backend_count + 1);
+		for (guint b = 0; b < r->backend_count; b++)
+			if (r->learning[b].values) {
+				backends[learned] = g_array_index(step->backends, int, b);
+				values[learned] = r->learning[b].values;
+				counts[learned++] = r->learning[b].value_count;
+			}
+		g_autoptr(ClRunData) data = cl_figure_runs(scene, backends, values, counts, learned);
+		ClScene *shown = cl_figure_start_scene(scene);
+		cl_scene_panel_set(rp, shown, data, FALSE);
+		cl_scene_free(shown);
+		g_free(backends);
+		g_free(values);
+		g_free(counts);
 	}
 	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
 	return f;
@@ -352,7 +268,7 @@ ClPlotFigure *cl_lesson_figure(const ClLessonResult *r)
 		f = trajectories_figure(r);
 		break;
 	case CL_LESSON_VIEW_PERTURBATION:
-		f = perturbation_figure(r);
+		f = r->run && r->run->has_perturbation ? cl_perturbation_figure_new(r->step->scene, r->run) : NULL;
 		break;
 	case CL_LESSON_VIEW_HEATMAP:
 		f = r->cells ? heatmap_figure(r, highlight) : NULL;
@@ -403,29 +319,6 @@ static void gradients_csv(GString *out, const ClLessonResult *r)
 	}
 }
 
-static void perturbation_csv(GString *out, const ClLessonResult *r)
-{
-	g_string_append(out, "backend,offset,step,time,ball,x,y\n");
-	const ClScene *scene = r->step->scene;
-	int ns = cl_state_size(scene);
-	double dt = cl_scene_dt(scene);
-	for (guint b = 0; b < r->backend_count; b++) {
-		const char *id = cl_backend_info(g_array_index(r->step->backends, int, b))->id;
-		for (int k = 0; k < 3; k++) {
-			const ClRollout *rollout = r->perturbation[b].rollouts[k];
-			const double *s = cl_rollout_states(rollout);
-			for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
-				for (int i = 0; i < scene->ball_count; i++) {
-					const double *p = s + (gsize)n * (gsize)ns + CL_BALL_STATE * i;
-					g_string_append_printf(out, "%s,%d,%d,%s,%s,", id, k - 1, n, cl_format_number(n * dt).text,
-										   scene->balls[i].id);
-					g_string_append_printf(out, "%s,", cl_format_number(p[0]).text);
-					g_string_append_printf(out, "%s\n", cl_format_number(p[1]).text);
-				}
-		}
-	}
-}
-
 static void learning_csv(GString *out, const ClLessonResult *r)
 {
 	g_string_append(out, "backend,iteration,loss\n");
@@ -445,7 +338,11 @@ GString *cl_lesson_step_csv(const ClLessonResult *r)
 		gradients_csv(out, r);
 		break;
 	case CL_LESSON_VIEW_PERTURBATION:
-		perturbation_csv(out, r);
+		if (r->run) {
+			GString *csv = cl_run_data_perturbation_csv(r->run, r->step->scene);
+			g_string_append_len(out, csv->str, (gssize)csv->len);
+			g_string_free(csv, TRUE);
+		}
 		break;
 	case CL_LESSON_VIEW_HEATMAP:
 		if (r->cells) {

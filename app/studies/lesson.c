@@ -136,7 +136,7 @@ static double loss_under(const ClScene *scene, int backend, ClStatus *status, ch
 	*status = *cl_rollout_status(rollout);
 	double loss = cl_rollout_steps_done(rollout) == scene->steps ? cl_rollout_loss(rollout) : NAN;
 	if (contacts)
-		*contacts = cl_contacts_text(scene, rollout);
+		*contacts = cl_contacts_text(scene, cl_rollout_events(rollout), cl_rollout_event_count(rollout));
 	cl_rollout_free(rollout);
 	return loss;
 }
@@ -184,31 +184,34 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 
 /* ------------------------------------------------------------- views */
 
-static void compute_perturbation(const ClLessonStep *step, int backend, ClLessonPerturbation *out)
+static gboolean cancelled(const _Atomic int *cancel)
 {
+	return cancel && atomic_load(cancel);
+}
+
+/* The perturbation view's study, as the window's Run computes it. */
+static gboolean compute_perturbation_run(ClLessonResult *r, const _Atomic int *cancel)
+{
+	const ClLessonStep *step = r->step;
 	const ClScene *scene = step->scene;
-	ClParam p;
-	cl_param_parse(scene, step->view.parameter, &p, NULL, 0);
-	double theta = cl_param_get(scene, &p);
-	for (int k = 0; k < 3; k++) {
-		out->scenes[k] = cl_scene_copy(scene);
-		cl_param_set(out->scenes[k], &p, theta + (k - 1) * step->view.delta);
-		out->rollouts[k] = cl_rollout_new(out->scenes[k], backend);
-		cl_rollout_run(out->rollouts[k], NULL, NULL, k == 1);
+	r->run = cl_run_data_new(scene, (const int *)step->backends->data, (int)r->backend_count, NULL, 0);
+	GError *error = NULL;
+	/* the lesson file's check already refused any other parameter */
+	if (!cl_run_data_set_perturbation(r->run, scene, step->view.parameter, step->view.delta, &error)) {
+		g_ptr_array_add(r->problems, g_strdup_printf("perturbation: %s", error->message));
+		g_error_free(error);
+		return TRUE;
 	}
-	/* the direction e_θ in (s0, u) */
-	int ns = cl_state_size(scene);
-	double *ds0 = g_new0(double, (gsize)ns), *du = g_new0(double, (gsize)cl_control_size(scene) + 1);
-	if (cl_param_has_adjoint(&p))
-		*cl_param_slot(scene, &p, ds0, du) = 1;
-	out->ds_final = g_new0(double, (gsize)ns);
-	if (cl_rollout_steps_done(out->rollouts[1]) == scene->steps)
-		cl_rollout_jvp(out->rollouts[1], ds0, du, out->ds_final);
-	else
-		for (int i = 0; i < ns; i++)
-			out->ds_final[i] = NAN;
-	g_free(ds0);
-	g_free(du);
+	for (guint b = 0; b < r->backend_count; b++) {
+		if (cancelled(cancel))
+			return FALSE;
+		cl_run_data_compute_backend(r->run, scene, (int)b);
+		cl_run_data_compute_perturbation(r->run, scene, (int)b, cancel);
+	}
+	if (cancelled(cancel))
+		return FALSE;
+	cl_run_data_set_ready(r->run);
+	return TRUE;
 }
 
 static gboolean compute_sweep(ClLessonResult *r, const _Atomic int *cancel)
@@ -446,10 +449,6 @@ static char *render_text(const ClLessonStep *step, char **cite_texts)
 
 /* ------------------------------------------------------------- apply */
 
-static gboolean cancelled(const _Atomic int *cancel)
-{
-	return cancel && atomic_load(cancel);
-}
 
 ClLessonResult *cl_lesson_step_apply(const ClLessonStep *step, const _Atomic int *cancel)
 {
@@ -491,14 +490,8 @@ ClLessonResult *cl_lesson_step_apply(const ClLessonStep *step, const _Atomic int
 	}
 	if (v->kind == CL_LESSON_VIEW_HEATMAP && !compute_sweep(r, cancel))
 		goto cancel;
-	if (v->kind == CL_LESSON_VIEW_PERTURBATION) {
-		r->perturbation = g_new0(ClLessonPerturbation, n);
-		for (guint b = 0; b < n; b++) {
-			if (cancelled(cancel))
-				goto cancel;
-			compute_perturbation(step, g_array_index(step->backends, int, b), &r->perturbation[b]);
-		}
-	}
+	if (v->kind == CL_LESSON_VIEW_PERTURBATION && !compute_perturbation_run(r, cancel))
+		goto cancel;
 	if (step->smoothing.parameters && !compute_smoothing(r, cancel))
 		goto cancel;
 	if (v->kind == CL_LESSON_VIEW_CONVERGENCE) {
@@ -556,16 +549,7 @@ void cl_lesson_result_free(ClLessonResult *r)
 	g_free(r->learning);
 	cl_convergence_run_free(r->convergence);
 	g_free(r->cells);
-	if (r->perturbation)
-		for (guint b = 0; b < r->backend_count; b++) {
-			ClLessonPerturbation *p = &r->perturbation[b];
-			for (int k = 0; k < 3; k++) {
-				cl_rollout_free(p->rollouts[k]);
-				cl_scene_free(p->scenes[k]);
-			}
-			g_free(p->ds_final);
-		}
-	g_free(r->perturbation);
+	cl_run_data_unref(r->run);
 	if (r->smoothing)
 		for (guint b = 0; b < r->backend_count; b++)
 			cl_smooth_result_clear(&r->smoothing[b]);

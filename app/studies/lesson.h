@@ -4,6 +4,7 @@
 
 #include "convergence-data.h"
 #include "lesson-file.h"
+#include "run-data.h"
 
 #include <glib.h>
 
@@ -20,14 +21,6 @@ typedef struct ClLessonLearning {
 	ClStatus status;
 } ClLessonLearning;
 
-/* One backend's perturbation view: trajectories at θ − δ, θ, θ + δ and the
- * first-order prediction of the final state, s_N(θ) ± δ·ds_N/dθ. */
-typedef struct ClLessonPerturbation {
-	ClScene *scenes[3];     /* θ − δ, θ, θ + δ */
-	ClRollout *rollouts[3];
-	double *ds_final;       /* ds_N/dθ from the backend's own gradient (forward mode) */
-} ClLessonPerturbation;
-
 typedef struct ClLessonResult {
 	const ClLessonStep *step;
 	guint backend_count;   /* = step->backends->len; per-backend arrays are in that order */
@@ -43,7 +36,7 @@ typedef struct ClLessonResult {
 	ClConvergenceRun *convergence; /* the convergence view's run, else NULL */
 	ClSweepDef sweep;              /* the heatmap view's sweep (backends: the step's) … */
 	ClSweepCell *cells;            /* … and its cells, else NULL */
-	ClLessonPerturbation *perturbation; /* backend_count entries for the perturbation view, else NULL */
+	ClRunData *run; /* the perturbation view: the window's Run with its perturbation study, else NULL */
 	ClSmoothResult *smoothing;          /* backend_count entries (with terms) when the step smooths, else NULL */
 	double *cite_values; /* step->cites->len; NAN for {learning … contacts} */
 	char **cite_texts;   /* the placeholders' text, NULL-terminated */

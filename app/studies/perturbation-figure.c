@@ -1,6 +1,8 @@
 #include "perturbation-figure.h"
 
 #include "backend-style.h"
+#include "numbers.h"
+#include "scene-figure.h"
 
 #include <math.h>
 #include <pango/pangocairo.h>
@@ -188,3 +190,32 @@ void cl_perturbation_draw(cairo_t *cr, const ClScene *scene, const ClRunData *re
 	g_object_unref(layout);
 }
 
+
+static void draw_perturbation_panel(cairo_t *cr, double width, double height, ClPlotThemeKind theme,
+									double font_size, gpointer p)
+{
+	ClRunDrawing *drawing = p;
+	double k = cl_run_drawing_scale(cr, width, height, font_size);
+	cl_perturbation_draw(cr, drawing->scene, drawing->data, drawing->visible, width * k, height * k,
+						 theme == CL_PLOT_THEME_DARK);
+}
+
+void cl_perturbation_panel_set(ClPlotPanel *panel, const ClScene *scene, ClRunData *data)
+{
+	cl_plot_panel_set_drawing(panel, draw_perturbation_panel, cl_run_drawing_new(scene, data), cl_run_drawing_free);
+}
+
+ClPlotFigure *cl_perturbation_figure_new(const ClScene *scene, ClRunData *data)
+{
+	ClPlotFigure *figure = cl_plot_figure_new(1, 1);
+	if (data->has_perturbation) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, &data->perturb_param, name, sizeof name);
+		g_autofree char *title =
+			g_markup_printf_escaped("%s ± %s: simulated (solid) and predicted (dashed)", name,
+									cl_format_number(data->perturb_delta).text);
+		cl_plot_figure_set_title(figure, title);
+	}
+	cl_perturbation_panel_set(cl_plot_figure_panel(figure, 0, 0), scene, data);
+	return figure;
+}

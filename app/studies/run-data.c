@@ -1,7 +1,9 @@
 #include "run-data.h"
 
 #include "gradient-data.h"
+#include "numbers.h"
 
+#include <gio/gio.h>
 #include <math.h>
 #include <string.h>
 
@@ -15,6 +17,7 @@ ClRunData *cl_run_data_new(const ClScene *scene, const int *backends, int backen
 	(void)scene;
 	ClRunData *data = g_new0(ClRunData, 1);
 	g_mutex_init(&data->lock);
+	data->ref_count = 1;
 	data->column_count = column_count;
 	data->columns = g_memdup2(columns, sizeof *columns * (gsize)MAX(column_count, 1));
 	data->backend_count = backend_count;
@@ -37,9 +40,15 @@ static void backend_clear(ClRunBackend *r)
 	g_free(r->tangents);
 }
 
-void cl_run_data_free(ClRunData *data)
+ClRunData *cl_run_data_ref(ClRunData *data)
 {
-	if (!data)
+	g_atomic_int_inc(&data->ref_count);
+	return data;
+}
+
+void cl_run_data_unref(ClRunData *data)
+{
+	if (!data || !g_atomic_int_dec_and_test(&data->ref_count))
 		return;
 	for (int b = 0; b < data->backend_count; b++)
 		backend_clear(&data->backends[b]);
@@ -55,7 +64,8 @@ void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot
 	ClRunBackend *r = &data->backends[slot];
 	gsize ns = (gsize)cl_state_size(scene);
 	ClRollout *rollout = cl_rollout_new(scene, r->backend);
-	cl_rollout_run(rollout, NULL, NULL, true);
+	/* without columns (trajectories only) no Jacobians are needed */
+	cl_rollout_run(rollout, NULL, NULL, data->column_count > 0);
 	r->steps_done = cl_rollout_steps_done(rollout);
 	r->states = g_memdup2(cl_rollout_states(rollout), sizeof(double) * (gsize)(r->steps_done + 1) * ns);
 	r->event_count = cl_rollout_event_count(rollout);
@@ -96,6 +106,20 @@ static void direction_of(const ClScene *scene, const ClParam *param, double *ds0
 	memset(ds0, 0, sizeof *ds0 * (gsize)cl_state_size(scene));
 	memset(du, 0, sizeof *du * (gsize)cl_control_size(scene));
 	*cl_param_slot(scene, param, ds0, du) = 1;
+}
+
+gboolean cl_run_data_set_perturbation(ClRunData *data, const ClScene *scene, const char *parameter, double delta,
+									  GError **error)
+{
+	char message[CL_MESSAGE_MAX] = "no forward-mode tangent";
+	if (!cl_param_parse(scene, parameter, &data->perturb_param, message, sizeof message) ||
+		!cl_param_has_adjoint(&data->perturb_param)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", parameter, message);
+		return FALSE;
+	}
+	data->has_perturbation = TRUE;
+	data->perturb_delta = delta;
+	return TRUE;
 }
 
 void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int slot, const _Atomic int *cancel)
@@ -246,5 +270,42 @@ GString *cl_run_data_gradient_csv(ClRunData *data, const ClScene *scene)
 	cl_gradient_csv_append(out, scene, data->columns, rows, data->backend_count);
 	g_mutex_unlock(&data->lock);
 	g_free(rows);
+	return out;
+}
+
+/* Steps of a perturbed run: its states are NAN after it stopped. */
+static int perturbed_steps(const double *states, const ClScene *scene)
+{
+	gsize ns = (gsize)cl_state_size(scene);
+	int n = 0;
+	while (n < scene->steps && !isnan(states[(gsize)(n + 1) * ns]))
+		n++;
+	return n;
+}
+
+GString *cl_run_data_perturbation_csv(const ClRunData *data, const ClScene *scene)
+{
+	GString *out = g_string_new("backend,offset,step,time,ball,x,y\n");
+	if (!data->has_perturbation)
+		return out;
+	gsize ns = (gsize)cl_state_size(scene);
+	double dt = cl_scene_dt(scene);
+	for (int b = 0; b < data->backend_count; b++) {
+		const ClRunBackend *r = &data->backends[b];
+		if (!r->plus_states)
+			continue; /* cancelled before its study */
+		const char *id = cl_backend_info(r->backend)->id;
+		const double *runs[3] = {r->minus_states, r->states, r->plus_states};
+		int steps[3] = {perturbed_steps(r->minus_states, scene), r->steps_done, perturbed_steps(r->plus_states, scene)};
+		for (int k = 0; k < 3; k++)
+			for (int n = 0; n <= steps[k]; n++)
+				for (int i = 0; i < scene->ball_count; i++) {
+					const double *p = runs[k] + (gsize)n * ns + CL_BALL_STATE * (gsize)i;
+					g_string_append_printf(out, "%s,%d,%d,%s,%s,", id, k - 1, n, cl_format_number(n * dt).text,
+										   scene->balls[i].id);
+					g_string_append_printf(out, "%s,", cl_format_number(p[0]).text);
+					g_string_append_printf(out, "%s\n", cl_format_number(p[1]).text);
+				}
+	}
 	return out;
 }

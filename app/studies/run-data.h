@@ -40,22 +40,33 @@ typedef struct ClRunData {
 	double perturb_delta;
 	/* private: guards the rows' FD cells, set while the data is shared */
 	GMutex lock;
+	gint ref_count; /* atomic: a figure keeps the data it draws */
 	gint ready;    /* atomic: trajectories, rows' adjoints and perturbation are in place */
 	gint fd_done;  /* atomic: differences taken of fd_total */
 	int fd_total;
 	int *fd_order; /* the cells (slot · columns + column) to difference, in order */
 } ClRunData;
 
-/* Data for backends × columns of scene, nothing computed yet. */
+/* Data for backends × columns of scene, nothing computed yet; one reference. */
 ClRunData *cl_run_data_new(const ClScene *scene, const int *backends, int backend_count, const ClParam *columns,
 						   int column_count);
-void cl_run_data_free(ClRunData *data);
+ClRunData *cl_run_data_ref(ClRunData *data);
+/* Drops a reference; the last frees the data. */
+void cl_run_data_unref(ClRunData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClRunData, cl_run_data_unref)
 
 /* Plans the differences: the cells fd asks for, columns first[] before
  * the others (the visible ones). */
 void cl_run_data_plan_fd(ClRunData *data, const ClScene *scene, ClFdChoice fd, const int *first, int first_count);
-/* Computes backend slot b's recorded run (trajectory, contacts, loss, adjoints). */
+/* Computes backend slot b's recorded run (trajectory, contacts, loss,
+ * adjoints). scene is the one the data was made for or a copy differing in
+ * values only (same balls and steps), e.g. each backend's optimized start. */
 void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot);
+/* Asks for the perturbation study of the named parameter at ± delta;
+ * FALSE with a message naming it unless it is an initial-state or control
+ * parameter of scene (only those have a forward-mode tangent). */
+gboolean cl_run_data_set_perturbation(ClRunData *data, const ClScene *scene, const char *parameter, double delta,
+									  GError **error);
 /* The perturbation study of param (an initial-state or control parameter)
  * at ± delta for slot b; cancel (may be NULL) stops it between rollouts. */
 void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int slot, const _Atomic int *cancel);
@@ -80,5 +91,9 @@ gboolean cl_run_data_position(const ClRunData *data, const ClScene *scene, int s
 
 /* The gradient dataset (formats/gradient-data.c's CSV) of the data as it is. */
 GString *cl_run_data_gradient_csv(ClRunData *data, const ClScene *scene);
+/* The perturbation study's runs: backend,offset,step,time,ball,x,y with a
+ * header row; offset −1, 0, +1 for θ − δ, θ, θ + δ; a failed run stops at
+ * its last good step. Only the header without a study. */
+GString *cl_run_data_perturbation_csv(const ClRunData *data, const ClScene *scene);
 
 G_END_DECLS

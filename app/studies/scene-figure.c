@@ -288,17 +288,19 @@ static void draw_walls(Ctx *c)
 		cairo_move_to(cr, a.x, a.y);
 		cairo_line_to(cr, b.x, b.y);
 		cairo_stroke(cr);
-		/* handles: the anchor (drag the line to move) and the rotation knob */
 		ClVec2 anchor = screen(c, cl_wall_anchor(scene, c->view, i));
-		ClVec2 knob = screen(c, cl_wall_rotate_handle(scene, c->view, i));
-		cairo_set_line_width(cr, 1.5);
-		set_rgb(cr, c->bg, 1);
-		cairo_arc(cr, knob.x, knob.y, 5, 0, 2 * G_PI);
-		cairo_fill_preserve(cr);
-		set_rgb(cr, c->fg, selected ? 0.9 : 0.5);
-		cairo_stroke(cr);
-		cairo_rectangle(cr, anchor.x - 4, anchor.y - 4, 8, 8);
-		cairo_stroke(cr);
+		if (c->in->handles) {
+			/* the anchor (drag the line to move) and the rotation knob */
+			ClVec2 knob = screen(c, cl_wall_rotate_handle(scene, c->view, i));
+			cairo_set_line_width(cr, 1.5);
+			set_rgb(cr, c->bg, 1);
+			cairo_arc(cr, knob.x, knob.y, 5, 0, 2 * G_PI);
+			cairo_fill_preserve(cr);
+			set_rgb(cr, c->fg, selected ? 0.9 : 0.5);
+			cairo_stroke(cr);
+			cairo_rectangle(cr, anchor.x - 4, anchor.y - 4, 8, 8);
+			cairo_stroke(cr);
+		}
 		char label[CL_ID_MAX + 64];
 		g_snprintf(label, sizeof label, "<span size='small'>%s</span>", w->id);
 		set_rgb(cr, c->fg, 0.6);
@@ -508,7 +510,7 @@ static void draw_balls(Ctx *c)
 			g_snprintf(label, sizeof label, "<span size='small' foreground='#1a5fb4'>v₀ = (%.3g, %.3g)</span>",
 					   b->velocity.x, b->velocity.y);
 			text(c, head.x + 6, head.y, label, 0, 0.5);
-		} else {
+		} else if (c->in->handles) {
 			cairo_arc(cr, head.x, head.y, 3.5, 0, 2 * G_PI);
 			cairo_fill(cr);
 		}
@@ -583,7 +585,7 @@ static void draw_scale_bar(Ctx *c)
 	format_length(step, value, sizeof value);
 	g_snprintf(label, sizeof label, "<span size='small'>%s</span>", value);
 	text(c, x + length / 2, y - 4, label, 0.5, 1);
-	if (c->in->result) {
+	if (c->in->result && !c->in->in_figure) {
 		g_snprintf(label, sizeof label, "<span size='small' font_features='tnum'>t = %.3f s</span>", c->in->time);
 		text(c, c->view->width - 12, c->view->height - 10, label, 1, 1);
 	}
@@ -614,9 +616,97 @@ void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
 	draw_balls(&c);
 	if (in->result && in->result_scene->ball_count == in->scene->ball_count)
 		draw_playback(&c);
-	if (in->result)
+	if (in->result && !in->in_figure)
 		draw_legend(&c);
 	draw_scale_bar(&c);
 	cairo_restore(cr);
 	g_object_unref(c.layout);
+}
+
+/* ------------------------------------------------------------ figures */
+
+ClRunDrawing *cl_run_drawing_new(const ClScene *scene, ClRunData *data)
+{
+	ClRunDrawing *drawing = g_new0(ClRunDrawing, 1);
+	drawing->scene = cl_scene_copy(scene);
+	drawing->data = cl_run_data_ref(data);
+	drawing->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
+	for (int i = 0; i < data->backend_count; i++)
+		drawing->visible[data->backends[i].backend] = TRUE;
+	return drawing;
+}
+
+void cl_run_drawing_free(gpointer p)
+{
+	ClRunDrawing *drawing = p;
+	cl_scene_free(drawing->scene);
+	cl_run_data_unref(drawing->data);
+	g_free(drawing->visible);
+	g_free(drawing);
+}
+
+/* The least width and height of a Run drawing in its own pixels. */
+#define MIN_DRAWING_PIXELS 240.0
+
+double cl_run_drawing_scale(cairo_t *cr, double width, double height, double font_size)
+{
+	/* a small panel shrinks it further, to leave the drawing room (never below 7-point text) */
+	double k = fmax(10.0 * 96.0 / 72.0 / (font_size + 1), fmin(MIN_DRAWING_PIXELS / fmin(width, height), 13.3 / 7.0));
+	cairo_scale(cr, 1 / k, 1 / k);
+	return k;
+}
+
+static void draw_scene_panel(cairo_t *cr, double width, double height, ClPlotThemeKind theme, double font_size,
+							 gpointer p)
+{
+	ClRunDrawing *drawing = p;
+	double k = cl_run_drawing_scale(cr, width, height, font_size);
+	ClView view = {.scale = 100, .width = width * k, .height = height * k};
+	cl_view_fit_scene(&view, drawing->scene, drawing->scene, drawing->data, drawing->visible, 24);
+	ClSceneRenderInput in = {
+		.scene = drawing->scene,
+		.result_scene = drawing->scene,
+		.result = drawing->data,
+		.view = &view,
+		.time = drawing->scene->duration,
+		.trail = 0.15,
+		.selection = {CL_PICK_NONE, -1},
+		.hover = {CL_PICK_NONE, -1},
+		.backend_visible = drawing->visible,
+		.dark = theme == CL_PLOT_THEME_DARK,
+		.in_figure = TRUE,
+	};
+	cl_scene_render(cr, &in);
+	/* framed: scenes side by side must not run into each other */
+	double fg = in.dark ? 0.92 : 0.1;
+	cairo_set_source_rgba(cr, fg, fg, fg, 0.6);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, 0.5, 0.5, view.width - 1, view.height - 1);
+	cairo_stroke(cr);
+}
+
+void cl_scene_panel_set(ClPlotPanel *panel, const ClScene *scene, ClRunData *data, gboolean legend)
+{
+	for (int i = 0; legend && i < data->backend_count; i++) {
+		const ClRunBackend *r = &data->backends[i];
+		/* as the trajectories are drawn: the reference dashed, the others solid */
+		gboolean ok = r->row.status.code == CL_STATUS_OK;
+		g_autofree char *label = g_markup_printf_escaped("%s%s%s", cl_backend_info(r->backend)->id, ok ? "" : " — ",
+														 ok ? "" : cl_status_name(r->row.status.code));
+		ClPlotSeries *entry = cl_plot_panel_add_legend_entry(panel, label);
+		cl_plot_series_set_color(entry, cl_backend_plot_color(r->backend));
+		cl_plot_series_set_width(entry, 1.5);
+		cl_plot_series_set_dash(entry, cl_backend_is_reference(r->backend) ? CL_PLOT_DASH_DASHED : CL_PLOT_DASH_SOLID);
+	}
+	cl_plot_panel_set_drawing(panel, draw_scene_panel, cl_run_drawing_new(scene, data), cl_run_drawing_free);
+}
+
+ClPlotFigure *cl_scene_figure_new(const ClScene *scene, ClRunData *data)
+{
+	ClPlotFigure *figure = cl_plot_figure_new(1, 1);
+	g_autofree char *title = g_markup_escape_text(scene->name, -1);
+	cl_plot_figure_set_title(figure, title);
+	cl_plot_figure_set_legend(figure, CL_PLOT_LEGEND_BELOW);
+	cl_scene_panel_set(cl_plot_figure_panel(figure, 0, 0), scene, data, TRUE);
+	return figure;
 }

@@ -1,12 +1,14 @@
 /* The scene drawn as the canvas shows it — grid, walls, balls with their
  * velocity arrows, targets, every backend's trajectory over the reference's
  * with its contacts, playback and legend — onto any cairo_t: the widget's
- * frames, the canvas export, `simulate --png` and lesson handouts are one
- * code path. Cairo and Pango, no GTK. Also the world ↔ screen view it is
- * drawn through and where its handles are, for picking. */
+ * frames, the canvas export, and as a figure panel Export All's canvas,
+ * `simulate --png`, lesson handouts and the paper's Figure 2 are one code
+ * path. Cairo and Pango, no GTK. Also the world ↔ screen view it is drawn
+ * through and where its handles are, for picking. */
 #pragma once
 
 #include "contactlab/sim.h"
+#include "plot.h"
 #include "run-data.h"
 
 #include <cairo.h>
@@ -75,7 +77,34 @@ typedef struct ClSceneRenderInput {
 	const gboolean *backend_visible; /* cl_backend_count() entries */
 	gboolean dark;
 	gboolean handles;                /* the editing handles (the canvas; not an export) */
+	gboolean in_figure;              /* a figure's panel: the figure lists the backends; whole runs, no clock */
 } ClSceneRenderInput;
 
 void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in);
 
+/* What a figure panel drawing a Run keeps (the figure may outlive the
+ * Run's owner): the scene copied, the data referenced, and its backends. */
+typedef struct ClRunDrawing {
+	ClScene *scene;
+	ClRunData *data;
+	gboolean *visible; /* cl_backend_count() entries: the data's backends */
+} ClRunDrawing;
+
+ClRunDrawing *cl_run_drawing_new(const ClScene *scene, ClRunData *data);
+void cl_run_drawing_free(gpointer drawing);
+/* The Run drawings are sized in screen pixels around 10-point text at
+ * 96 dpi: scales cr so that text is a figure's label size (font_size + 1),
+ * less in a small panel (width × height), and returns the factor by which
+ * the drawing's width and height grow. */
+double cl_run_drawing_scale(cairo_t *cr, double width, double height, double font_size);
+
+/* The panel shows scene with data's trajectories (every backend of data,
+ * each slot computed for scene or a copy with other values) as an export
+ * does: fitted, at the end of the run, no editing handles, its text at the
+ * figure's size. scene is copied and data referenced for the figure's life.
+ * legend: each backend also in the figure's legend (pass FALSE when other
+ * panels list the same backends). */
+void cl_scene_panel_set(ClPlotPanel *panel, const ClScene *scene, ClRunData *data, gboolean legend);
+/* One scene panel under the scene's name with the backends in a legend
+ * below: `simulate --png` and Export All's canvas. */
+ClPlotFigure *cl_scene_figure_new(const ClScene *scene, ClRunData *data);

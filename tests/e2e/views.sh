@@ -100,6 +100,16 @@ for f in learning-curves.png learning-curves.svg learning-curves.pdf learning-cu
 	grep -q "\"$f\"" "$work/session/manifest.json" || missing="$missing $f(unlisted)"
 done
 check "every file the manifest lists exists ($listed files)" test -z "$missing"
+# its canvas is the figure the CLI draws of the same runs: one scene renderer
+"$CONTACTLAB" simulate task3-two-balls --png "$work/simulate.png" 2>/dev/null
+size_gui=$(identify -format '%wx%h' "$work/session/canvas.png") size_cli=$(identify -format '%wx%h' "$work/simulate.png")
+differing=$(compare -metric AE -fuzz 2% "$work/session/canvas.png" "$work/simulate.png" null: 2>&1)
+read -r width height < <(identify -format '%w %h' "$work/simulate.png")
+if [ "$size_gui" = "$size_cli" ] && [ "${differing%%.*}" -le $((width * height / 1000)) ] 2>/dev/null; then
+	ok "Export All's canvas.png equals contactlab simulate --png ($differing of $((width * height)) pixels differ)"
+else
+	not_ok "Export All's canvas.png equals contactlab simulate --png" "GUI $size_gui, CLI $size_cli, differing pixels: $differing"
+fi
 curves="$work/session/learning-curves.csv"
 for b in $(tail -n +2 "$curves" | cut -d, -f1 | uniq); do
 	"$CONTACTLAB" optimize task3-two-balls --backend "$b" --iters 50 --csv "$work/cli-$b.csv" >/dev/null 2>&1
