@@ -150,6 +150,8 @@ static const char *status_explanation(ClStatusCode code)
 		return "this backend cannot simulate this scene";
 	case CL_STATUS_IMPACT_LIMIT:
 		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
+	case CL_STATUS_MEMORY_LIMIT:
+		return "the run needs more memory than its budget: it was stopped before the machine ran out";
 	case CL_STATUS_CANCELLED:
 		return "cancelled";
 	case CL_STATUS_COUNT:

@@ -27,13 +27,17 @@ typedef struct ImpulseRule {
 	double elastic; /* −(1+e), a compile-time constant in Taichi: no derivative */
 } ImpulseRule;
 
+static void impulse_destroy(void *workspace);
+
 static void *impulse_create(const ClScene *scene, const double *params)
 {
 	(void)params;
-	ImpulseWorkspace *ws = calloc(1, sizeof *ws);
-	size_t n = 4 * (size_t)(scene->ball_count ? scene->ball_count : 1);
-	if (!ws || !(ws->state = calloc(n, sizeof(double))) || !(ws->impulse = calloc(n, sizeof(double))))
-		abort();
+	ImpulseWorkspace *ws = cl_calloc(1, sizeof *ws);
+	size_t n = 4 * (size_t)scene->ball_count;
+	if (ws && (!(ws->state = cl_calloc(n, sizeof(double))) || !(ws->impulse = cl_calloc(n, sizeof(double))))) {
+		impulse_destroy(ws);
+		return NULL;
+	}
 	return ws;
 }
 
@@ -260,6 +264,7 @@ const ClBackend cl_backend_impulse_toi = {
 	.create = impulse_create,
 	.destroy = impulse_destroy,
 	.step = impulse_toi_step,
+	.tape_blocks_per_ball = true,
 };
 
 const ClBackend cl_backend_impulse = {
@@ -280,4 +285,5 @@ const ClBackend cl_backend_impulse = {
 	.create = impulse_create,
 	.destroy = impulse_destroy,
 	.step = impulse_plain_step,
+	.tape_blocks_per_ball = true,
 };
