@@ -83,7 +83,7 @@ static const BadInput bad_inputs[] = {
 	{"bad-format", NULL, {"gradients", "task1-bounce-once", "--format", "xml"}, "--format xml: expected one of"},
 	{"optimize-no-backend", NULL, {"optimize", "task2-ground-wall"}, "--backend ID is required"},
 	{"optimize-bad-lr", NULL, {"optimize", "task2-ground-wall", "--backend", "exact", "--lr", "fast"},
-	 "--lr fast: expected a positive number"},
+	 "--lr fast: expected a number more than 0"},
 	{"optimize-nothing", NULL, {"optimize", "task1-bounce-once", "--backend", "exact"}, "nothing to optimize"},
 	{"reproduce-bad-table", NULL, {"reproduce", "--table", "7"}, "--table 7: expected one of"},
 	{"two-scenes", NULL, {"gradients", "task1-bounce-once", "task3-two-balls"}, "expected one SCENE"},

@@ -7,16 +7,46 @@
 
 #include <glib.h>
 
-/* Exit statuses. */
+/* Exit statuses; an interrupted command exits with 128 + the signal (130 for Ctrl-C). */
 enum { CL_EXIT_OK = 0, CL_EXIT_FAILED = 1, CL_EXIT_BAD_INPUT = 2 };
 
 /* Prints "contactlab: MESSAGE" on stderr and returns status. */
 int cl_cli_fail(int status, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
+/* Around one command (cli.c): every file it writes is staged and appears
+ * at the end, all together, when the command did not fail on bad input,
+ * stdout took its output and every file could be written; else none
+ * (plots/atomic-file.h, the batch). Meanwhile Ctrl-C (SIGINT, SIGTERM,
+ * SIGHUP) ends the process at once, removing the staged files, and on a
+ * terminal stderr shows the command's progress once it has run a second.
+ * SIGPIPE is ignored, so a closed stdout is a write error with a message.
+ * end returns the command's exit status, 1 when writing failed. */
+void cl_cli_session_begin(const char *command);
+int cl_cli_session_end(int status);
+
+/* What the progress line shows ("heatmap: cells", 3, 64 → "heatmap: cells
+ * 3/64, 5 s"; total 0: no count). Any thread, any rate. */
+void cl_cli_progress(const char *task, int done, int total);
+
 /* Parses a subcommand's options (argv[0] is the subcommand). On success
- * *positional holds the remaining arguments (free with g_strfreev). */
+ * *positional holds the remaining arguments (free with g_strfreev). Every
+ * subcommand also takes --memory-limit SIZE (machine.h). Every FILE option
+ * (G_OPTION_ARG_FILENAME) names an output: one that is the same file as an
+ * argument (the SCENE read) or as another output is refused, before
+ * anything is computed. */
 gboolean cl_cli_parse_options(const char *command, const char *parameter_string, const char *summary,
 							  GOptionEntry *entries, int argc, char **argv, char ***positional, GError **error);
+
+/* The one rule for numeric option values: TEXT of OPTION must be a whole
+ * number in [min, max] (resp. a finite number in [min, max], above min when
+ * min_excluded), else an error naming the option (exit status 2). A NULL
+ * text (option not given) leaves *out as it is. */
+gboolean cl_cli_whole_option(const char *option, const char *text, gint64 min, gint64 max, int *out, GError **error);
+gboolean cl_cli_real_option(const char *option, const char *text, double min, gboolean min_excluded, double max,
+							double *out, GError **error);
+
+/* The hint after a run that stopped at its memory budget. */
+void cl_cli_memory_note(void);
 
 /* Checks that the arguments left after the options are exactly one SCENE. */
 gboolean cl_cli_one_scene(const char *command, char **positional, GError **error);
@@ -25,7 +55,8 @@ gboolean cl_cli_one_scene(const char *command, char **positional, GError **error
 void cl_cli_report(GError *error, int status);
 
 /* SCENE is a file path or a preset id; the settings (--set) are applied and
- * the result validated. */
+ * the result validated. The file it reads must not be an output (see
+ * cl_cli_parse_options). */
 ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);
 
 /* Backend ids from repeated and/or comma-separated --backend options; all
@@ -56,6 +87,9 @@ typedef struct ClCliFigureFiles {
 /* Checks, before anything is computed or written, that a FILE with an
  * extension has its option's and that --dpi is sensible. */
 gboolean cl_cli_figure_files_check(const ClCliFigureFiles *files, GError **error);
+/* --width and --height PT (NULL: not given, *width and *height kept). */
+gboolean cl_cli_figure_size_options(const char *width_text, const char *height_text, double *width, double *height,
+									GError **error);
 gboolean cl_cli_figure_files_wanted(const ClCliFigureFiles *files);
 
 /* Writes the figure, width × height points, to every file asked for. */

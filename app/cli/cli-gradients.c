@@ -27,14 +27,28 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 {
 	out->backend = backend;
 	out->rows = g_array_new(FALSE, FALSE, sizeof(GradientRow));
-	ClRollout *rollout = cl_rollout_new(scene, backend);
-	cl_rollout_run(rollout, NULL, NULL, true);
-	out->status = *cl_rollout_status(rollout);
-	out->loss = cl_rollout_loss(rollout);
-	double *g_s0 = g_new0(double, (gsize)cl_state_size(scene) + 1);
-	double *g_u = g_new0(double, (gsize)cl_control_size(scene) + 1);
-	cl_rollout_gradient(rollout, g_s0, g_u);
-	out->ran = cl_rollout_steps_done(rollout) == scene->steps;
+	/* the recorded run and its gradient, before either is allocated */
+	gsize gradient_bytes = sizeof(double) * ((gsize)cl_state_size(scene) + (gsize)cl_control_size(scene));
+	char what[96];
+	g_snprintf(what, sizeof what, "the gradient of a run of %d steps × %d balls", scene->steps, scene->ball_count);
+	gboolean fits = cl_memory_fits(scene, cl_rollout_bytes(scene, backend, true) + gradient_bytes, what, &out->status);
+	ClRollout *rollout = fits ? cl_rollout_new(scene, backend) : NULL;
+	double *g_s0 = fits ? g_try_new0(double, (gsize)cl_state_size(scene) + 1) : NULL;
+	double *g_u = fits ? g_try_new0(double, (gsize)cl_control_size(scene) + 1) : NULL;
+	if (!fits) {
+		out->loss = NAN;
+	} else if (rollout && g_s0 && g_u) {
+		cl_rollout_run(rollout, NULL, NULL, true);
+		out->status = *cl_rollout_status(rollout);
+		out->loss = cl_rollout_loss(rollout);
+		cl_rollout_gradient(rollout, g_s0, g_u);
+		out->ran = cl_rollout_steps_done(rollout) == scene->steps;
+	} else {
+		out->status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1, .message = "out of memory"};
+		out->loss = NAN;
+	}
+	/* the finite differences below run rollouts of their own */
+	cl_rollout_free(rollout);
 	static const ClParamTarget targets[] = {CL_PARAM_POSITION, CL_PARAM_VELOCITY, CL_PARAM_CONTROL};
 	for (int i = 0; i < scene->ball_count; i++)
 		for (size_t t = 0; t < G_N_ELEMENTS(targets); t++)
@@ -42,7 +56,9 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 				ClParam param = {.target = targets[t], .ball = i, .step = 0, .axis = axis};
 				GradientRow row;
 				cl_param_name(scene, &param, row.name, sizeof row.name);
-				if (targets[t] == CL_PARAM_CONTROL)
+				if (!out->ran)
+					row.adjoint = NAN;
+				else if (targets[t] == CL_PARAM_CONTROL)
 					row.adjoint = g_u[2 * i + axis]; /* step 0 comes first */
 				else
 					row.adjoint = g_s0[4 * i + (targets[t] == CL_PARAM_VELOCITY ? 2 : 0) + axis];
@@ -52,7 +68,6 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 			}
 	g_free(g_s0);
 	g_free(g_u);
-	cl_rollout_free(rollout);
 }
 
 static void put_csv(GString *out, const BackendResult *results, guint count)
@@ -172,6 +187,7 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	BackendResult *results = g_new0(BackendResult, backends->len);
 	status = CL_EXIT_OK;
 	for (guint k = 0; k < backends->len; k++) {
+		cl_cli_progress("gradients: backends", (int)k, (int)backends->len);
 		compute(scene, g_array_index(backends, int, k), &results[k]);
 		if (!results[k].ran)
 			status = CL_EXIT_FAILED;

@@ -207,6 +207,16 @@ int cl_cmd_lesson(int argc, char **argv, gboolean check_only)
 		for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
 			if (strcmp(argv[1], subcommands[i].name) == 0)
 				return subcommands[i].run(argc - 1, argv + 1, check_only);
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
+		if (!check_only)
+			printf("Usage:\n"
+				   "  contactlab lesson list                                 the shipped lessons\n"
+				   "  contactlab lesson show LESSON [--step K] [--format text|csv]\n"
+				   "                                                         a lesson's texts, numbers computed\n"
+				   "  contactlab lesson export LESSON --pdf FILE [--dir DIR] its handout\n\n"
+				   "LESSON is a shipped lesson's id or a lesson file; each subcommand takes --help.\n");
+		return CL_EXIT_OK;
+	}
 	return cl_cli_fail(CL_EXIT_BAD_INPUT, "lesson: expected list, show LESSON or export LESSON --pdf FILE%s%s",
 					   argc >= 2 ? ", not " : "", argc >= 2 ? argv[1] : "");
 }

@@ -215,13 +215,12 @@ out:
 
 int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL;
-	int iterations = -1;
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL, *iters_text = NULL;
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
 		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
-		{"iters", 0, 0, G_OPTION_ARG_INT, &iterations, "Iterations (default: the scene's)", "N"},
+		{"iters", 0, 0, G_OPTION_ARG_STRING, &iters_text, "Iterations (default: the scene's)", "N"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write iteration,loss,PARAM… (- for stdout)", "FILE"},
 		{"controls-csv", 0, 0, G_OPTION_ARG_FILENAME, &controls, "Write the learned controls step,ux,uy", "FILE"},
 		CL_CLI_FIGURE_OPTIONS(figures, "the learning curve"),
@@ -254,24 +253,9 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 	if (!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	ClOptimizeDef def = scene->optimize;
-	if (lr_text) {
-		char *end;
-		double lr = g_ascii_strtod(lr_text, &end);
-		if (*end || !lr_text[0] || !isfinite(lr) || lr <= 0) {
-			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--lr %s: expected a positive number",
-						lr_text);
-			goto out;
-		}
-		def.learning_rate = lr;
-	}
-	if (iterations != -1) {
-		if (iterations < 0 || iterations > 1000000) {
-			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--iters %d: expected 0 … 1000000",
-						iterations);
-			goto out;
-		}
-		def.iterations = iterations;
-	}
+	if (!cl_cli_real_option("--lr", lr_text, 0, TRUE, 1e9, &def.learning_rate, &error) ||
+		!cl_cli_whole_option("--iters", iters_text, 0, 1000000, &def.iterations, &error))
+		goto out;
 	if (def.parameter_count == 0) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
 					"%s: the scene has nothing to optimize (its optimize.parameters is empty)", positional[0]);
@@ -291,6 +275,7 @@ out:
 	g_free(csv);
 	g_free(controls);
 	g_free(lr_text);
+	g_free(iters_text);
 	cl_cli_figure_files_clear(&figures);
 	return status;
 }

@@ -5,20 +5,26 @@
 
 #include <stdio.h>
 
-static void put_trajectory(GString *out, const ClScene *scene, int backend, const ClRollout *rollout)
+/* The CSV rows of one trajectory, written to output a megabyte at a time
+ * (a long run's CSV need not fit in memory); FALSE on a write error. */
+static gboolean put_trajectory(GString *out, ClOutput *output, const ClScene *scene, int backend,
+							   const ClRollout *rollout, GError **error)
 {
 	const char *id = cl_backend_info(backend)->id;
 	const double *states = cl_rollout_states(rollout);
-	int ns = cl_state_size(scene);
+	int ns = cl_state_size(scene), per_ball = scene->ball_count ? ns / scene->ball_count : 0;
 	double dt = cl_scene_dt(scene);
 	for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
 		for (int i = 0; i < scene->ball_count; i++) {
-			const double *s = states + (gsize)n * (gsize)ns + 4 * i;
+			const double *s = states + (gsize)n * (gsize)ns + (gsize)per_ball * (gsize)i;
 			g_string_append_printf(out, "%s,%d,%s,%s", id, n, cl_format_number(n * dt).text, scene->balls[i].id);
-			for (int c = 0; c < 4; c++)
+			for (int c = 0; c < 4; c++) /* position and velocity */
 				g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);
 			g_string_append_c(out, '\n');
+			if (out->len > (1 << 20) && !cl_output_write(output, out, error))
+				return FALSE;
 		}
+	return TRUE;
 }
 
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
@@ -54,30 +60,54 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	status = CL_EXIT_OK;
 	if (check_only)
 		goto out;
+	gboolean figure = cl_cli_figure_files_wanted(&figures);
+	/* for the figure every backend's rollout is kept: they share the budget */
+	if (figure)
+		scene->memory_budget /= backends->len;
+	GError *write_error = NULL;
+	ClOutput *output = NULL;
+	if ((csv || !figure) && !(output = cl_output_open(csv ? csv : "-", &write_error))) {
+		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
+		g_clear_error(&write_error);
+		goto out;
+	}
 	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
 	rollouts = g_new0(ClRollout *, backends->len);
 	for (guint k = 0; k < backends->len; k++) {
 		int backend = g_array_index(backends, int, k);
+		cl_cli_progress("simulate: backends", (int)k, (int)backends->len);
 		ClRollout *rollout = rollouts[k] = cl_rollout_new(scene, backend);
+		if (!rollout) {
+			status = cl_cli_fail(CL_EXIT_FAILED, "%s: out of memory", cl_backend_info(backend)->id);
+			break;
+		}
 		cl_rollout_run(rollout, NULL, NULL, false);
 		const ClStatus *run_status = cl_rollout_status(rollout);
 		if (run_status->code != CL_STATUS_OK) {
 			char *reason = cl_status_text(run_status);
 			gboolean fatal = cl_rollout_steps_done(rollout) < scene->steps;
-			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
+			cl_cli_fail(CL_EXIT_OK, "%s%s: %s", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
 			g_free(reason);
 			if (fatal)
 				status = CL_EXIT_FAILED;
 		}
-		put_trajectory(text, scene, backend, rollout);
+		if (output && !write_error)
+			put_trajectory(text, output, scene, backend, rollout, &write_error);
+		if (!figure)
+			g_clear_pointer(&rollouts[k], cl_rollout_free);
 	}
-	GError *write_error = NULL;
-	if ((csv || !cl_cli_figure_files_wanted(&figures)) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
+	if (output) {
+		if (!write_error && cl_output_write(output, text, &write_error))
+			cl_output_close(output, &write_error);
+		else
+			cl_output_abort(output);
+	}
+	if (write_error) {
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
 		g_clear_error(&write_error);
 	}
 	g_string_free(text, TRUE);
-	if (cl_cli_figure_files_wanted(&figures)) {
+	if (figure && rollouts[backends->len - 1]) { /* every backend ran (as far as it could) */
 		ClPlotFigure *plot =
 			cl_figure_trajectories(scene, rollouts, (const int *)backends->data, (int)backends->len);
 		if (!cl_cli_figure_files_write(&figures, plot, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, &write_error)) {

@@ -1,5 +1,7 @@
 #include "memory.h"
 
+#include "contactlab/sim.h"
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,7 +97,7 @@ bool cl_memory_reserve(ClMemoryAccount *account, void *array, int *capacity, siz
 	return grow(account, array, capacity, needed, item, false);
 }
 
-void cl_memory_format(size_t bytes, char *text, size_t size)
+void cl_format_bytes(size_t bytes, char *text, size_t size)
 {
 	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double x = (double)bytes;

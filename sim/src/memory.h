@@ -37,6 +37,3 @@ bool cl_memory_charge(ClMemoryAccount *account, size_t bytes);
 bool cl_memory_grow(ClMemoryAccount *account, void *array, int *capacity, size_t needed, size_t item);
 /* The same to exactly `needed` (no doubling): room known in advance. */
 bool cl_memory_reserve(ClMemoryAccount *account, void *array, int *capacity, size_t needed, size_t item);
-
-/* "64 MiB", "1.5 GiB": for messages. */
-void cl_memory_format(size_t bytes, char *text, size_t size);

@@ -56,8 +56,8 @@ bool cl_memory_fits(const ClScene *scene, size_t bytes, const char *what, ClStat
 	if (bytes <= scene->memory_budget)
 		return true;
 	char need[32], budget[32];
-	cl_memory_format(bytes, need, sizeof need);
-	cl_memory_format(scene->memory_budget, budget, sizeof budget);
+	cl_format_bytes(bytes, need, sizeof need);
+	cl_format_bytes(scene->memory_budget, budget, sizeof budget);
 	*status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
 	snprintf(status->message, sizeof status->message, "%s needs %s, more than the memory budget of %s", what, need,
 			 budget);
@@ -70,9 +70,9 @@ static void memory_failure(ClRollout *r, int step)
 {
 	const ClMemoryAccount *m = &r->memory;
 	char held[32], budget[32], more[32]; /* more: the request that failed */
-	cl_memory_format(m->used, held, sizeof held);
-	cl_memory_format(m->limit, budget, sizeof budget);
-	cl_memory_format(m->requested, more, sizeof more);
+	cl_format_bytes(m->used, held, sizeof held);
+	cl_format_bytes(m->limit, budget, sizeof budget);
+	cl_format_bytes(m->requested, more, sizeof more);
 	ClStatus *s = &r->status;
 	*s = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = step};
 	if (m->failure == CL_MEMORY_EXHAUSTED)
@@ -81,8 +81,8 @@ static void memory_failure(ClRollout *r, int step)
 				 budget);
 	else
 		snprintf(s->message, sizeof s->message,
-				 "the memory budget of %s is used up at t = %g s, after %d contacts (by the run's states, "
-				 "recorded Jacobians and contacts)",
+				 "the memory budget of %s is used up at t = %g s, after %d contacts: the run's states, recorded "
+				 "Jacobians and contacts fill it",
 				 budget, (step + 1) * r->dt, r->event_count);
 }
 

@@ -321,6 +321,8 @@ ClRollout *cl_rollout_new(const ClScene *scene, int backend);
  * workspace and, with record, the Jacobians of contact-free intervals):
  * contacts add to it while it runs. */
 size_t cl_rollout_bytes(const ClScene *scene, int backend, bool record);
+/* "64 MiB", "1.5 GiB", "512 bytes": sizes as the messages print them. */
+void cl_format_bytes(size_t bytes, char *text, size_t size);
 /* True when bytes fit scene->memory_budget; else sets status to
  * CL_STATUS_MEMORY_LIMIT, "WHAT needs N, more than the memory budget of M". */
 bool cl_memory_fits(const ClScene *scene, size_t bytes, const char *what, ClStatus *status);
