@@ -71,17 +71,30 @@ void cl_cli_progress(const char *task, int done, int total)
 	g_mutex_unlock(&session.lock);
 }
 
-int cl_cli_fail(int status, const char *format, ...)
+static void say(const char *format, va_list args)
 {
-	va_list args;
-	va_start(args, format);
 	char *message = g_strdup_vprintf(format, args);
-	va_end(args);
 	g_mutex_lock(&session.lock);
 	clear_progress();
 	fprintf(stderr, "contactlab: %s\n", message);
 	g_mutex_unlock(&session.lock);
 	g_free(message);
+}
+
+void cl_cli_message(const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	say(format, args);
+	va_end(args);
+}
+
+int cl_cli_fail(int status, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	say(format, args);
+	va_end(args);
 	return status;
 }
 
@@ -158,6 +171,7 @@ int cl_cli_session_end(int status)
 	if (failed && status == CL_EXIT_OK)
 		status = CL_EXIT_FAILED; /* a file could not be written: its writer said why */
 	g_clear_pointer(&session.outputs, g_ptr_array_unref);
+	cl_plot_fonts_release();
 	return status;
 }
 
@@ -169,7 +183,7 @@ void cl_cli_memory_note(void)
 	noted = TRUE;
 	char budget[32];
 	cl_format_bytes(cl_memory_budget(), budget, sizeof budget);
-	cl_cli_fail(CL_EXIT_FAILED, "note: a run stops at the memory budget of %s (%s); raise it with --memory-limit SIZE "
+	cl_cli_message("note: a run stops at the memory budget of %s (%s); raise it with --memory-limit SIZE "
 								"or CONTACTLAB_MEMORY_LIMIT",
 				budget, cl_memory_budget_origin());
 }

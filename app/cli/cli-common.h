@@ -10,7 +10,9 @@
 /* Exit statuses; an interrupted command exits with 128 + the signal (130 for Ctrl-C). */
 enum { CL_EXIT_OK = 0, CL_EXIT_FAILED = 1, CL_EXIT_BAD_INPUT = 2 };
 
-/* Prints "contactlab: MESSAGE" on stderr and returns status. */
+/* Prints "contactlab: MESSAGE" on stderr (over the progress line). */
+void cl_cli_message(const char *format, ...) G_GNUC_PRINTF(1, 2);
+/* cl_cli_message, returning status. */
 int cl_cli_fail(int status, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
 /* Around one command (cli.c): every file it writes is staged and appears

@@ -86,7 +86,7 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 			if (p->status != CL_STATUS_OK) {
 				/* cl_convergence leaves NaN where the run stopped; warnings keep a value */
 				gboolean failed = !isfinite(p->value);
-				cl_cli_fail(CL_EXIT_OK, "%s%s at N = %d: %s", failed ? "" : "warning: ",
+				cl_cli_message("%s%s at N = %d: %s", failed ? "" : "warning: ",
 							cl_backend_info(g_array_index(backends, int, b))->id, g_array_index(steps, int, k),
 							cl_status_name(p->status));
 				if (p->status == CL_STATUS_MEMORY_LIMIT)

@@ -50,7 +50,7 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 	gint64 start = g_get_monotonic_time();
 	if (!(figure = cl_figure_paper(which[0] - '0', &error)))
 		goto out;
-	fprintf(stderr, "contactlab: figure %s computed in %.1f s\n", which, (g_get_monotonic_time() - start) * 1e-6);
+	cl_cli_message("figure %s computed in %.1f s", which, (g_get_monotonic_time() - start) * 1e-6);
 	if (dark)
 		cl_plot_figure_set_theme(figure, CL_PLOT_THEME_DARK);
 	double w = width > 0 ? width : CL_FIGURE_WIDTH, h = height > 0 ? height : CL_FIGURE_HEIGHT;

@@ -84,7 +84,7 @@ static void report_failures(const ClSweepDef *def, const ClSweepCell *cells)
 			if (counts[c])
 				g_string_append_printf(line, "%s%d %s", line->len ? ", " : "", counts[c], cl_status_name(c));
 		if (line->len)
-			cl_cli_fail(CL_EXIT_OK, "note: %s: %s of %zu cells", cl_backend_info(def->backends[b])->id, line->str,
+			cl_cli_message("note: %s: %s of %zu cells", cl_backend_info(def->backends[b])->id, line->str,
 						per_backend);
 		if (counts[CL_STATUS_MEMORY_LIMIT])
 			cl_cli_memory_note();
@@ -175,7 +175,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	double seconds = (g_get_monotonic_time() - start) * 1e-6;
-	fprintf(stderr, "contactlab: %d × %d cells × %d backends in %.2f s on %d thread%s\n", def.x.count, def.y.count,
+	cl_cli_message("%d × %d cells × %d backends in %.2f s on %d thread%s", def.x.count, def.y.count,
 			def.backend_count, seconds, def.threads, def.threads == 1 ? "" : "s");
 	report_failures(&def, cells);
 	status = CL_EXIT_OK;

@@ -128,7 +128,7 @@ static int lesson_show(int argc, char **argv, gboolean check_only)
 			put_step_text(out, lesson, i, r);
 		if (csv)
 			for (guint k = 0; k < r->problems->len; k++)
-				fprintf(stderr, "contactlab: step %u: %s\n", i + 1, (const char *)g_ptr_array_index(r->problems, k));
+				cl_cli_message("step %u: %s", i + 1, (const char *)g_ptr_array_index(r->problems, k));
 		cl_lesson_result_free(r);
 	}
 	cl_write_output("-", out, NULL);
@@ -181,7 +181,7 @@ static int lesson_export(int argc, char **argv, gboolean check_only)
 	if (cl_lesson_export(lesson, pdf, dir, problems, NULL, NULL, NULL, &error)) {
 		status = problems->len ? CL_EXIT_FAILED : CL_EXIT_OK;
 		for (guint i = 0; i < problems->len; i++)
-			fprintf(stderr, "contactlab: %s\n", (const char *)g_ptr_array_index(problems, i));
+			cl_cli_message("%s", (const char *)g_ptr_array_index(problems, i));
 		printf("%s: %u pages\n", pdf, lesson->steps->len + 1);
 	}
 	g_ptr_array_free(problems, TRUE);

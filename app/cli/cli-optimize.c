@@ -123,7 +123,7 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	}
 	if (result.status.code != CL_STATUS_OK) {
 		char *text = cl_status_text(&result.status);
-		fprintf(stderr, "contactlab: warning: %s: %s\n", id, text);
+		cl_cli_message("warning: %s: %s", id, text);
 		g_free(text);
 	}
 	ClScene *final = cl_scene_copy(scene);

@@ -86,7 +86,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		if (run_status->code != CL_STATUS_OK) {
 			char *reason = cl_status_text(run_status);
 			gboolean fatal = cl_rollout_steps_done(rollout) < scene->steps;
-			cl_cli_fail(CL_EXIT_OK, "%s%s: %s", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
+			cl_cli_message("%s%s: %s", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
 			g_free(reason);
 			if (fatal)
 				status = CL_EXIT_FAILED;
