@@ -56,12 +56,7 @@ static void compute(const ClScene *scene, int backend, BackendResult *out)
 				ClParam param = {.target = targets[t], .ball = i, .step = 0, .axis = axis};
 				GradientRow row;
 				cl_param_name(scene, &param, row.name, sizeof row.name);
-				if (!out->ran)
-					row.adjoint = NAN;
-				else if (targets[t] == CL_PARAM_CONTROL)
-					row.adjoint = g_u[2 * i + axis]; /* step 0 comes first */
-				else
-					row.adjoint = g_s0[4 * i + (targets[t] == CL_PARAM_VELOCITY ? 2 : 0) + axis];
+				row.adjoint = out->ran ? *cl_param_slot(scene, &param, g_s0, g_u) : NAN;
 				row.fd_step = cl_fd_step(scene, backend, &param);
 				row.fd = out->ran ? cl_finite_difference(scene, backend, &param, row.fd_step, NULL) : NAN;
 				g_array_append_val(out->rows, row);

@@ -61,17 +61,7 @@ static ClConvergencePoint compute_point(const ClScene *base, const ClConvergence
 	ClConvergencePoint point = {.loss = cl_rollout_loss(rollout), .status = cl_rollout_status(rollout)->code};
 	if (adjoint) {
 		cl_rollout_gradient(rollout, g_s0, g_u);
-		switch (p->target) {
-		case CL_PARAM_POSITION:
-			point.value = g_s0[4 * p->ball + p->axis];
-			break;
-		case CL_PARAM_VELOCITY:
-			point.value = g_s0[4 * p->ball + 2 + p->axis];
-			break;
-		default: /* a control */
-			point.value = g_u[2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis];
-			break;
-		}
+		point.value = *cl_param_slot(scene, p, g_s0, g_u);
 	} else if (!cl_status_is_fatal(point.status)) {
 		ClStatus fd_status;
 		point.value = cl_finite_difference(scene, backend, p, cl_fd_step(scene, backend, p),

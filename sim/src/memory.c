@@ -76,10 +76,14 @@ static bool grow(ClMemoryAccount *account, void *array, int *capacity, size_t ne
 	while (capacity_new < needed)
 		capacity_new *= 2;
 	size_t room = (account->limit - account->used) / item;
-	if (capacity_new > INT_MAX || capacity_new - old > room)
-		capacity_new = needed; /* no doubling past the limit */
+	if (needed - old > room)
+		return fail(account, CL_MEMORY_OVER_BUDGET, (needed - old) * item);
+	/* doubling would pass the limit: half of what is left, so that the arrays
+	 * sharing the budget still grow a few times each, not once per item */
 	if (capacity_new - old > room)
-		return fail(account, CL_MEMORY_OVER_BUDGET, (capacity_new - old) * item);
+		capacity_new = old + (needed - old > room / 2 ? needed - old : room / 2);
+	if (capacity_new > INT_MAX)
+		capacity_new = INT_MAX;
 	if (!resize(array, capacity_new, item))
 		return fail(account, CL_MEMORY_EXHAUSTED, (capacity_new - old) * item);
 	account->used += (capacity_new - old) * item;

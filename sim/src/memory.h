@@ -32,8 +32,8 @@ typedef struct ClMemoryAccount {
 
 /* Reserves bytes; false (and failure set) when they do not fit. */
 bool cl_memory_charge(ClMemoryAccount *account, size_t bytes);
-/* cl_grow whose growth is charged to account (doubling, or to exactly
- * `needed` when doubling would pass the limit). */
+/* cl_grow whose growth is charged to account (doubling, or by half of
+ * what is left of the budget when doubling would pass the limit). */
 bool cl_memory_grow(ClMemoryAccount *account, void *array, int *capacity, size_t needed, size_t item);
 /* The same to exactly `needed` (no doubling): room known in advance. */
 bool cl_memory_reserve(ClMemoryAccount *account, void *array, int *capacity, size_t needed, size_t item);

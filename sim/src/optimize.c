@@ -90,21 +90,6 @@ void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const d
 		cl_param_set(scene, &params[k], values[k]);
 }
 
-/* Where a parameter lives in the rollout's (s0, u) arrays. */
-static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *u)
-{
-	switch (p->target) {
-	case CL_PARAM_POSITION:
-		return s0 + 4 * p->ball + p->axis;
-	case CL_PARAM_VELOCITY:
-		return s0 + 4 * p->ball + 2 + p->axis;
-	case CL_PARAM_CONTROL:
-		return u + 2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis;
-	default:
-		return NULL;
-	}
-}
-
 void cl_optimize_result_clear(ClOptimizeResult *result)
 {
 	free(result->loss);
@@ -157,7 +142,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		cl_scene_controls(scene, u);
 	}
 	for (int k = 0; k < count; k++) {
-		double *x = slot(scene, &params[k], s0, u);
+		double *x = cl_param_slot(scene, &params[k], s0, u);
 		*x = cl_round(f32, *x);
 	}
 	double lr = def->learning_rate;
@@ -173,8 +158,8 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		result->loss[it] = cl_rollout_loss(r);
 		cl_rollout_gradient(r, g_s0, g_u);
 		for (int k = 0; k < count; k++) {
-			double *x = slot(scene, &params[k], s0, u);
-			double g = *slot(scene, &params[k], g_s0, g_u);
+			double *x = cl_param_slot(scene, &params[k], s0, u);
+			double g = *cl_param_slot(scene, &params[k], g_s0, g_u);
 			if (def->optimizer == CL_OPTIMIZER_ADAM) {
 				const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 				m[k] = beta1 * m[k] + (1 - beta1) * g;
@@ -188,7 +173,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		result->iterations_done = it + 1;
 		if (progress) {
 			for (int k = 0; k < count; k++)
-				values[k] = *slot(scene, &params[k], s0, u);
+				values[k] = *cl_param_slot(scene, &params[k], s0, u);
 			if (!progress(it, result->loss[it], values, user)) {
 				result->status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};
 				snprintf(result->status.message, sizeof result->status.message, "cancelled at iteration %d", it);
@@ -197,7 +182,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		}
 	}
 	for (int k = 0; k < count; k++)
-		values[k] = *slot(scene, &params[k], s0, u);
+		values[k] = *cl_param_slot(scene, &params[k], s0, u);
 	result->parameter_count = count;
 	result->parameters = values;
 	cl_rollout_free(r);

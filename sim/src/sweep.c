@@ -41,21 +41,6 @@ typedef struct Worker {
 /* A cell that could not be computed for want of memory. */
 static const ClSweepCell cell_out_of_memory = {NAN, NAN, NAN, CL_STATUS_MEMORY_LIMIT};
 
-/* Where a state or control parameter lives in the rollout's (s0, u). */
-static double *slot(const ClScene *scene, const ClParam *p, double *s0, double *u)
-{
-	switch (p->target) {
-	case CL_PARAM_POSITION:
-		return s0 + 4 * p->ball + p->axis;
-	case CL_PARAM_VELOCITY:
-		return s0 + 4 * p->ball + 2 + p->axis;
-	case CL_PARAM_CONTROL:
-		return u + 2 * ((size_t)p->step * (size_t)scene->ball_count + (size_t)p->ball) + (size_t)p->axis;
-	default:
-		return NULL;
-	}
-}
-
 static void merge_status(ClStatusCode *into, ClStatusCode code)
 {
 	if (*into == CL_STATUS_OK || (cl_status_is_fatal(code) && !cl_status_is_fatal(*into)))
@@ -75,13 +60,13 @@ static ClSweepCell cell_adjoint(Worker *w, int slot_index, double x, double y)
 		return cell_out_of_memory;
 	memcpy(w->s0, sw->s0_base, sizeof(double) * (size_t)sw->state_size);
 	memcpy(w->u, sw->u_base, sizeof(double) * (size_t)sw->control_size);
-	*slot(sw->scene, &def->x.param, w->s0, w->u) = x;
-	*slot(sw->scene, &def->y.param, w->s0, w->u) = y;
+	*cl_param_slot(sw->scene, &def->x.param, w->s0, w->u) = x;
+	*cl_param_slot(sw->scene, &def->y.param, w->s0, w->u) = y;
 	cl_rollout_run(r, w->s0, w->u, true);
 	ClSweepCell cell = {.loss = cl_rollout_loss(r), .status = cl_rollout_status(r)->code};
 	cl_rollout_gradient(r, w->g_s0, w->g_u);
-	cell.grad_x = *slot(sw->scene, &def->x.param, w->g_s0, w->g_u);
-	cell.grad_y = *slot(sw->scene, &def->y.param, w->g_s0, w->g_u);
+	cell.grad_x = *cl_param_slot(sw->scene, &def->x.param, w->g_s0, w->g_u);
+	cell.grad_y = *cl_param_slot(sw->scene, &def->y.param, w->g_s0, w->g_u);
 	return cell;
 }
 
@@ -114,7 +99,7 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 	double grads[2];
 	for (int k = 0; k < 2; k++) {
 		if (adjoint[k]) {
-			grads[k] = *slot(scene, params[k], g_s0, g_u);
+			grads[k] = *cl_param_slot(scene, params[k], g_s0, g_u);
 			continue;
 		}
 		ClStatus fd_status;

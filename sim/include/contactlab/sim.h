@@ -224,6 +224,23 @@ double cl_param_get(const ClScene *scene, const ClParam *param);
 bool cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
+/* Where such a parameter lives in an initial state s0 (cl_state_size) and
+ * controls u (cl_control_size), or in their gradients; NULL for others.
+ * Inline: the optimizer calls it for every parameter in every iteration. */
+static inline double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
+{
+	size_t per_ball = scene->ball_count ? (size_t)cl_state_size(scene) / (size_t)scene->ball_count : 0;
+	switch (param->target) {
+	case CL_PARAM_POSITION:
+		return s0 + per_ball * (size_t)param->ball + (size_t)param->axis;
+	case CL_PARAM_VELOCITY:
+		return s0 + per_ball * (size_t)param->ball + 2 + (size_t)param->axis;
+	case CL_PARAM_CONTROL:
+		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
+	default:
+		return NULL;
+	}
+}
 
 /* --------------------------------------------------------------- backends */
 
