@@ -18,6 +18,11 @@ ClPlotColor cl_plot_color_hex(const char *hex)
 	return (ClPlotColor){((value >> 16) & 255) / 255.0, ((value >> 8) & 255) / 255.0, (value & 255) / 255.0, 1};
 }
 
+bool cl_plot_color_is_foreground(ClPlotColor color)
+{
+	return color.r < 0;
+}
+
 ClPlotColor cl_plot_palette(int index)
 {
 	static const char *const tableau10[] = {

@@ -18,6 +18,12 @@ typedef struct ClPlotColor {
 	double r, g, b, a;
 } ClPlotColor;
 
+/* Wherever a colour is set, this one stands for the theme's foreground
+ * (near-black on light, near-white on dark): the reference curve. */
+#define CL_PLOT_FOREGROUND_INIT {-1, -1, -1, 1}
+#define CL_PLOT_FOREGROUND ((ClPlotColor)CL_PLOT_FOREGROUND_INIT)
+bool cl_plot_color_is_foreground(ClPlotColor color);
+
 /* "#rrggbb" → colour (alpha 1); black on a malformed string. */
 ClPlotColor cl_plot_color_hex(const char *hex);
 /* Categorical colours (Tableau 10), repeating after 10. */

@@ -656,10 +656,20 @@ static void set_dash(cairo_t *cr, ClPlotDash dash, double w)
 	}
 }
 
+/* A set colour, with CL_PLOT_FOREGROUND resolved against the theme. */
+static ClPlotColor themed(ClPlotColor color, const Theme *theme)
+{
+	if (!cl_plot_color_is_foreground(color))
+		return color;
+	ClPlotColor fg = theme->foreground;
+	fg.a = color.a;
+	return fg;
+}
+
 static ClPlotColor series_color(const ClPlotSeries *s, const Theme *theme)
 {
 	if (s->color_set)
-		return s->color;
+		return themed(s->color, theme);
 	return s->kind == SERIES_LINE ? cl_plot_palette(s->palette_index) : theme->foreground;
 }
 
@@ -886,7 +896,7 @@ static void draw_quiver(cairo_t *cr, const ClPlotPanel *p, const ClPlotQuiver *q
 		return;
 	double spacing = sqrt(p->area.w * p->area.h / q->count);
 	double max_len = 0.85 * spacing;
-	set_color(cr, q->color_set ? q->color : theme->foreground);
+	set_color(cr, q->color_set ? themed(q->color, theme) : theme->foreground);
 	cairo_set_line_width(cr, MAX(0.6, MIN(1.2, max_len / 12)));
 	for (int k = 0; k < q->count; k++) {
 		if (!visible(p, q->x[k], q->y[k]))
@@ -913,7 +923,7 @@ static void draw_quiver(cairo_t *cr, const ClPlotPanel *p, const ClPlotQuiver *q
 	}
 }
 
-static void draw_shape(cairo_t *cr, const ClPlotPanel *p, const ClPlotShape *s)
+static void draw_shape(cairo_t *cr, const ClPlotPanel *p, const ClPlotShape *s, const Theme *theme)
 {
 	cairo_save(cr);
 	if (s->circle) {
@@ -930,11 +940,11 @@ static void draw_shape(cairo_t *cr, const ClPlotPanel *p, const ClPlotShape *s)
 		cairo_close_path(cr);
 	}
 	if (s->has_fill) {
-		set_color(cr, s->fill);
+		set_color(cr, themed(s->fill, theme));
 		cairo_fill_preserve(cr);
 	}
 	if (s->outline_width > 0) {
-		set_color(cr, s->outline);
+		set_color(cr, themed(s->outline, theme));
 		cairo_set_line_width(cr, s->outline_width);
 		cairo_stroke_preserve(cr);
 	}
@@ -1140,7 +1150,7 @@ static void draw_panel(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const
 	if (grid)
 		draw_grid(cr, p, theme);
 	for (guint i = 0; i < p->shapes->len; i++)
-		draw_shape(cr, p, g_ptr_array_index(p->shapes, i));
+		draw_shape(cr, p, g_ptr_array_index(p->shapes, i), theme);
 	for (guint i = 0; i < p->quivers->len; i++)
 		draw_quiver(cr, p, g_ptr_array_index(p->quivers, i), theme);
 	for (guint i = 0; i < p->series->len; i++)

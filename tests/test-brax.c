@@ -33,9 +33,7 @@ static double adjoint(const ClScene *s, const char *backend, const char *name)
 	double *g_s = g_new0(double, cl_state_size(s));
 	double *g_u = g_new0(double, cl_control_size(s));
 	cl_rollout_gradient(r, g_s, g_u);
-	double g = p.target == CL_PARAM_POSITION   ? g_s[4 * p.ball + p.axis]
-			   : p.target == CL_PARAM_VELOCITY ? g_s[4 * p.ball + 2 + p.axis]
-											   : g_u[2 * (p.step * s->ball_count + p.ball) + p.axis];
+	double g = *cl_param_slot(s, &p, g_s, g_u);
 	g_free(g_s);
 	g_free(g_u);
 	cl_rollout_free(r);

@@ -27,8 +27,7 @@ static double single_run(const ClScene *base, int backend, const char *name, int
 	double *g_s0 = g_new0(double, cl_state_size(scene));
 	double *g_u = g_new0(double, cl_control_size(scene));
 	cl_rollout_gradient(r, g_s0, g_u);
-	double value = p.target == CL_PARAM_CONTROL ? g_u[2 * (p.step * scene->ball_count + p.ball) + p.axis]
-											   : g_s0[4 * p.ball + (p.target == CL_PARAM_VELOCITY ? 2 : 0) + p.axis];
+	double value = *cl_param_slot(scene, &p, g_s0, g_u);
 	g_free(g_s0);
 	g_free(g_u);
 	cl_rollout_free(r);

@@ -137,7 +137,7 @@ static void test_step_jacobian(void)
 		for (size_t k = 0; k < (size_t)cl_test_step_case_count; k++) {
 			const ClTestStepCase *c = &cl_test_step_cases[k];
 			ClScene *scene = cl_test_step_scene(c, backends[b]);
-			double s0[12], u[6];
+			double s0[3 * CL_BALL_STATE], u[6];
 			cl_test_step_inputs(c, s0, u);
 			int pairs[8][2], contacts;
 			double normals[8][2];
@@ -155,15 +155,15 @@ static void test_step_jacobian(void)
 							in++;
 						}
 					for (int part = 0; part < 2 && in == 1; part++) {
-						double ds[12] = {0}, du[6] = {0};
-						ds[4 * i + 2 * part] = normals[contact][0];
-						ds[4 * i + 2 * part + 1] = normals[contact][1];
+						double ds[3 * CL_BALL_STATE] = {0}, du[6] = {0};
+						ds[CL_BALL_STATE * i + 2 * part] = normals[contact][0];
+						ds[CL_BALL_STATE * i + 2 * part + 1] = normals[contact][1];
 						error = fmax(error, cl_test_step_jvp_error(scene, backend, s0, u, ds, du, 1e-6));
 						directions++;
 					}
 				}
 				for (int j = 0; j < nu; j++) {
-					double ds[12] = {0}, du[6] = {0};
+					double ds[3 * CL_BALL_STATE] = {0}, du[6] = {0};
 					du[j] = 1.0;
 					error = fmax(error, cl_test_step_jvp_error(scene, backend, s0, u, ds, du, 1e-6));
 					directions++;
@@ -187,13 +187,13 @@ static void test_detached_normal(void)
 {
 	const ClTestStepCase *c = &cl_test_step_cases[1];
 	ClScene *scene = cl_test_step_scene(c, "convex");
-	double s0[8], u[4], ds[8] = {0}, du[4] = {0};
+	double s0[2 * CL_BALL_STATE], u[4], ds[2 * CL_BALL_STATE] = {0}, du[4] = {0};
 	cl_test_step_inputs(c, s0, u);
 	int pairs[8][2];
 	double normals[8][2];
 	cl_test_step_normals(c, scene->duration, pairs, normals);
-	ds[4] = -normals[0][1];
-	ds[5] = normals[0][0];
+	ds[CL_BALL_STATE] = -normals[0][1];
+	ds[CL_BALL_STATE + 1] = normals[0][0];
 	double error = cl_test_step_jvp_error(scene, cl_test_backend("convex"), s0, u, ds, du, 1e-6);
 	g_test_message("sideways move of ball 1: |J - J_fd| = %.3g (the normal's rotation, detached)", error);
 	g_assert_cmpfloat(error, >, 1e-2);
@@ -210,17 +210,17 @@ static void test_qp_optimality(void)
 		const ClTestStepCase *c = &cl_test_step_cases[k];
 		ClScene *scene = cl_test_step_scene(c, "convex");
 		scene->gravity = (ClVec2){0, 0};
-		double s0[12], u[6] = {0};
+		double s0[3 * CL_BALL_STATE], u[6] = {0};
 		cl_test_step_inputs(c, s0, u);
 		memset(u, 0, sizeof u);
 		ClRollout *r = cl_rollout_new(scene, cl_test_backend("convex"));
 		g_assert_true(cl_rollout_run(r, s0, u, false));
-		const double *s1 = cl_rollout_states(r) + 4 * c->ball_count;
+		const double *s1 = cl_rollout_states(r) + CL_BALL_STATE * c->ball_count;
 		double v_plus[3][2], work = 0.0, scale = 0.0;
 		for (int i = 0; i < c->ball_count; i++)
 			for (int a = 0; a < 2; a++) {
-				double dv = s1[4 * i + 2 + a] - s0[4 * i + 2 + a];
-				v_plus[i][a] = s0[4 * i + 2 + a] + dv / (1.0 + c->elasticity);
+				double dv = s1[CL_BALL_STATE * i + 2 + a] - s0[CL_BALL_STATE * i + 2 + a];
+				v_plus[i][a] = s0[CL_BALL_STATE * i + 2 + a] + dv / (1.0 + c->elasticity);
 				work += c->balls[i].mass * dv / (1.0 + c->elasticity) * v_plus[i][a];
 				scale = fmax(scale, fabs(dv));
 			}
@@ -256,20 +256,21 @@ static void test_coupled_matches_closed_form(void)
 	ClScene *square = cl_test_step_scene(&c, "convex");
 	c.wall_normal[1] = (ClVec2){-cos(1e-9), sin(1e-9)};
 	ClScene *tilted = cl_test_step_scene(&c, "convex");
-	double s0[4], u[2];
+	double s0[CL_BALL_STATE], u[2];
 	cl_test_step_inputs(&c, s0, u);
 	ClRollout *a = cl_rollout_new(square, cl_test_backend("convex"));
 	ClRollout *b = cl_rollout_new(tilted, cl_test_backend("convex"));
 	g_assert_true(cl_rollout_run(a, s0, u, true));
 	g_assert_true(cl_rollout_run(b, s0, u, true));
-	for (int i = 0; i < 4; i++)
-		g_assert_cmpfloat_with_epsilon(cl_rollout_states(a)[4 + i], cl_rollout_states(b)[4 + i], 1e-8);
-	for (int j = 0; j < 4; j++) {
-		double ds[4] = {0}, da[4], db[4];
+	for (int i = 0; i < CL_BALL_STATE; i++)
+		g_assert_cmpfloat_with_epsilon(cl_rollout_states(a)[CL_BALL_STATE + i], cl_rollout_states(b)[CL_BALL_STATE + i],
+									   1e-8);
+	for (int j = 0; j < CL_BALL_STATE; j++) {
+		double ds[CL_BALL_STATE] = {0}, da[CL_BALL_STATE], db[CL_BALL_STATE];
 		ds[j] = 1.0;
 		cl_rollout_jvp(a, ds, NULL, da);
 		cl_rollout_jvp(b, ds, NULL, db);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < CL_BALL_STATE; i++)
 			g_assert_cmpfloat_with_epsilon(da[i], db[i], 1e-8);
 	}
 	cl_rollout_free(a);

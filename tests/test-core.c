@@ -286,22 +286,26 @@ static void test_tape_transpose(void)
 	double *a = cl_tape_a(&tape, 1, 0);
 	double *d = cl_tape_a(&tape, 1, 1);
 	double *b = cl_tape_b(&tape, 1, 0);
-	for (int i = 0; i < 16; i++) {
+	enum { N = CL_BALL_STATE };
+	for (int i = 0; i < N * N; i++) {
 		a[i] = 0.1 * i - 0.4;
-		d[i] = (i % 5 == 0) ? 1.0 : 0.05 * i;
+		d[i] = (i % (N + 1) == 0) ? 1.0 : 0.05 * i;
 	}
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 2 * N; i++)
 		b[i] = 0.3 - 0.07 * i;
 	cl_tape_end_step(&tape, 0);
-	double ds[8] = {1, -2, 0.5, 0.25, -1, 3, 2, -0.5}, du[4] = {0.7, -0.2, 1.1, 0.4};
-	double lambda[8] = {0.3, 0.1, -0.2, 0.9, 1.5, -0.4, 0.6, 0.2}, g_u[4] = {0};
-	double fwd[8], adj[8], scratch[8];
+	double ds[2 * N], lambda[2 * N], du[4] = {0.7, -0.2, 1.1, 0.4}, g_u[4] = {0};
+	for (int i = 0; i < 2 * N; i++) {
+		ds[i] = 1.0 - 0.6 * i + 0.1 * i * i;
+		lambda[i] = 0.3 - 0.2 * i + 0.05 * i * i;
+	}
+	double fwd[2 * N], adj[2 * N], scratch[2 * N];
 	memcpy(fwd, ds, sizeof fwd);
 	cl_tape_forward_step(&tape, 0, fwd, du, scratch);
 	memcpy(adj, lambda, sizeof adj);
 	cl_tape_adjoint_step(&tape, 0, adj, g_u, scratch);
 	double lhs = 0, rhs = 0;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 2 * N; i++) {
 		lhs += lambda[i] * fwd[i];
 		rhs += adj[i] * ds[i];
 	}

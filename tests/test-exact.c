@@ -74,9 +74,9 @@ static void test_task3_table(void)
 	g_assert_cmpint(cl_rollout_event_count(r.rollout), ==, 1);
 	assert_close(cl_rollout_events(r.rollout)[0].time, 0.6914513, 1e-7, "task 3 collision time");
 	assert_close(r.ds0[0], -0.3986684165, 1e-6, "d/ball1.position.x");
-	assert_close(r.ds0[4], -0.3212531155, 1e-6, "d/ball2.position.x");
+	assert_close(r.ds0[CL_BALL_STATE], -0.3212531155, 1e-6, "d/ball2.position.x");
 	assert_close(r.ds0[2], -0.4977906574, 1e-6, "d/ball1.velocity.x");
-	assert_close(r.ds0[6], -0.2221308746, 1e-6, "d/ball2.velocity.x");
+	assert_close(r.ds0[CL_BALL_STATE + 2], -0.2221308746, 1e-6, "d/ball2.velocity.x");
 	assert_close(r.du[0], 0.0002138013, 1e-7, "d/ball1.control[0].x");
 	/* the terminal part alone (§6.4): subtract the running cost 2εu·dt */
 	assert_close(r.du[0] - 2.0 * 0.1 * 3.0 * cl_scene_dt(s), -0.0010362, 1e-7, "terminal part");
@@ -138,16 +138,9 @@ static double adjoint_of(const ClScene *scene, const Run *r, const char *name)
 	char message[CL_MESSAGE_MAX];
 	if (!cl_param_parse(scene, name, &p, message, sizeof message))
 		g_error("%s", message);
-	switch (p.target) {
-	case CL_PARAM_POSITION:
-		return r->ds0[4 * p.ball + p.axis];
-	case CL_PARAM_VELOCITY:
-		return r->ds0[4 * p.ball + 2 + p.axis];
-	case CL_PARAM_CONTROL:
-		return r->du[2 * (p.step * scene->ball_count + p.ball) + p.axis];
-	default:
+	if (!cl_param_has_adjoint(&p))
 		g_error("%s has no adjoint", name);
-	}
+	return *cl_param_slot(scene, &p, r->ds0, r->du);
 	return NAN;
 }
 
@@ -376,7 +369,7 @@ static void test_pair_friction(void)
 		g_assert_cmpint(r.status, ==, CL_STATUS_OK);
 		g_assert_cmpint(cl_rollout_event_count(r.rollout), ==, 1);
 		g_assert_true(check_against_fd(s, &r, 1e-6, 1e-6));
-		final_b_vx[k] = cl_rollout_states(r.rollout)[4 * s->steps * 2 + 6];
+		final_b_vx[k] = cl_rollout_states(r.rollout)[CL_BALL_STATE * (s->steps * 2 + 1) + 2];
 		run_clear(&r);
 		cl_scene_free(s);
 	}
@@ -521,7 +514,7 @@ static void test_corner(void)
 	/* both impacts were resolved: the ball comes back out of the corner */
 	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
 	cl_rollout_run(r, NULL, NULL, false);
-	const double *end = cl_rollout_states(r) + 4 * s->steps;
+	const double *end = cl_rollout_states(r) + CL_BALL_STATE * s->steps;
 	assert_close(end[2], 0.8, 1e-12, "corner: v_x after");
 	assert_close(end[3], 0.8, 1e-12, "corner: v_y after");
 	g_assert_cmpint(cl_rollout_event_count(r), ==, 2);
@@ -549,7 +542,7 @@ static void test_zeno(void)
 	/* it ends resting on the ground, having slid on at its horizontal speed */
 	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
 	cl_rollout_run(r, NULL, NULL, false);
-	const double *end = cl_rollout_states(r) + 4 * s->steps;
+	const double *end = cl_rollout_states(r) + CL_BALL_STATE * s->steps;
 	assert_close(end[1], 0.1, 1e-9, "rests at y = r");
 	assert_close(end[3], 0.0, 1e-9, "no normal speed");
 	assert_close(end[0], 0.5, 1e-12, "slid at 0.5 m/s");

@@ -2,6 +2,7 @@
  * their numbers equal single gradients and optimize runs, the CLI draws what
  * the in-process builders draw (the GUI's path), files are complete, bad
  * input is refused clearly. */
+#include "backend-style.h"
 #include "cli-run.h"
 #include "figures.h"
 #include "numbers.h"
@@ -500,10 +501,33 @@ static void remove_tree(const char *dir)
 	g_rmdir(dir);
 }
 
+/* Every backend of the registry has a style of its own, the reference is
+ * drawn in the theme's foreground (readable on both backgrounds) and no
+ * two backends share a colour and dash. */
+static void test_every_backend_has_a_style(void)
+{
+	for (int b = 0; b < cl_backend_count(); b++) {
+		const ClBackendStyle *style = cl_backend_style(b);
+		g_assert_nonnull(style);
+		g_assert_cmpint(cl_plot_color_is_foreground(style->color), ==, cl_backend_is_reference(b));
+		for (int c = 0; c < b; c++) {
+			const ClBackendStyle *other = cl_backend_style(c);
+			gboolean same_color = style->color.r == other->color.r && style->color.g == other->color.g &&
+								  style->color.b == other->color.b;
+			g_assert_false(same_color && style->dash == other->dash);
+		}
+	}
+	ClPlotColor light = cl_backend_color(cl_backend_reference(), CL_PLOT_THEME_LIGHT);
+	ClPlotColor dark = cl_backend_color(cl_backend_reference(), CL_PLOT_THEME_DARK);
+	g_assert_cmpfloat(light.r, <, 0.3);
+	g_assert_cmpfloat(dark.r, >, 0.7);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	tmp_dir = g_dir_make_tmp("test-figures-XXXXXX", NULL);
+	g_test_add_func("/figures/every-backend-has-a-style", test_every_backend_has_a_style);
 	g_test_add_func("/figures/heatmap-matches-gradients", test_heatmap_matches_gradients);
 	g_test_add_func("/figures/cli-draws-what-the-builder-draws", test_cli_draws_what_the_builder_draws);
 	g_test_add_func("/figures/learning-matches-optimize", test_learning_matches_optimize);

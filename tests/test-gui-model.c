@@ -196,7 +196,7 @@ static void test_compute_job(void)
 		const ClBackendResult *r = &result->backends[i];
 		ClRollout *rollout = cl_rollout_new(scene, backends[i]);
 		cl_rollout_run(rollout, NULL, NULL, true);
-		double g[4];
+		double g[CL_BALL_STATE];
 		cl_rollout_gradient(rollout, g, NULL);
 		g_assert_cmpfloat(r->gradient[py], ==, g[1]);
 		g_assert_cmpfloat(r->gradient[0], ==, cl_rollout_loss(rollout));
@@ -380,13 +380,13 @@ static void test_perturb_control(void)
 		g_assert_cmpfloat(r->tangents[i], ==, 0);
 	ClRollout *rollout = cl_rollout_new(scene, exact);
 	cl_rollout_run(rollout, NULL, NULL, true);
-	double *du = g_new0(double, (gsize)cl_control_size(scene)), ds[8];
+	double *du = g_new0(double, (gsize)cl_control_size(scene)), ds[2 * CL_BALL_STATE];
 	du[2 * 1] = 1; /* step 0, ball 1, x */
 	cl_rollout_jvp(rollout, NULL, du, ds);
 	const double *last = r->tangents + (gsize)(r->tangent_count - 1) * (gsize)ns;
 	for (int i = 0; i < ns; i++)
 		g_assert_cmpfloat_with_epsilon(last[i], ds[i], 1e-12);
-	g_assert_true(isfinite(r->plus_states[(gsize)scene->steps * (gsize)ns + 4]));
+	g_assert_true(isfinite(r->plus_states[(gsize)scene->steps * (gsize)ns + CL_BALL_STATE]));
 	g_free(du);
 	cl_rollout_free(rollout);
 	cl_compute_result_unref(result);

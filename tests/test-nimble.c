@@ -32,9 +32,7 @@ static double named_gradient(const ClScene *s, const char *name)
 	double *g_s0 = g_new0(double, cl_state_size(s));
 	double *g_u = g_new0(double, cl_control_size(s));
 	cl_rollout_free(run_gradient(s, g_s0, g_u));
-	double g = p.target == CL_PARAM_POSITION   ? g_s0[4 * p.ball + p.axis]
-			   : p.target == CL_PARAM_VELOCITY ? g_s0[4 * p.ball + 2 + p.axis]
-											   : g_u[2 * (p.step * s->ball_count + p.ball) + p.axis];
+	double g = *cl_param_slot(s, &p, g_s0, g_u);
 	g_free(g_s0);
 	g_free(g_u);
 	return g;
@@ -319,7 +317,7 @@ static int impact_step(const ClRollout *r, int ball, int other)
 static void test_closed_form_task1(void)
 {
 	ClScene *s = cl_test_task1();
-	double g_s0[4], *g_u = g_new0(double, cl_control_size(s));
+	double g_s0[CL_BALL_STATE], *g_u = g_new0(double, cl_control_size(s));
 	ClRollout *r = run_gradient(s, g_s0, g_u);
 	double T = s->duration, dt = cl_scene_dt(s);
 	int K = impact_step(r, 0, -1);
@@ -335,7 +333,7 @@ static void test_closed_form_task1(void)
 		g_assert_cmpfloat_with_epsilon(g_u[2 * j], 0.0, 1e-15);
 	}
 	/* the forward pass is the explicit-update one: 1.18333, not 1.2 */
-	g_assert_cmpfloat_with_epsilon(cl_rollout_states(r)[4 * s->steps + 1], 1.18333, 1e-5);
+	g_assert_cmpfloat_with_epsilon(cl_rollout_states(r)[CL_BALL_STATE * s->steps + 1], 1.18333, 1e-5);
 	cl_rollout_free(r);
 	g_free(g_u);
 	cl_scene_free(s);
@@ -345,9 +343,9 @@ static void test_closed_form_task1(void)
 static void test_closed_form_task2(void)
 {
 	ClScene *s = cl_test_task2(0.0);
-	double g_s0[4];
+	double g_s0[CL_BALL_STATE];
 	ClRollout *r = run_gradient(s, g_s0, NULL);
-	const double *p = cl_rollout_states(r) + 4 * s->steps;
+	const double *p = cl_rollout_states(r) + CL_BALL_STATE * s->steps;
 	double e = s->elasticity, T = s->duration;
 	g_assert_cmpint(impact_step(r, 0, -1), ==, 76);
 	g_assert_cmpint(impact_step(r, 0, -2), ==, 207);
@@ -364,9 +362,9 @@ static void test_closed_form_task2(void)
 static void test_closed_form_friction(void)
 {
 	ClScene *s = cl_test_task2(0.1);
-	double g_s0[4];
+	double g_s0[CL_BALL_STATE];
 	ClRollout *r = run_gradient(s, g_s0, NULL);
-	const double *p = cl_rollout_states(r) + 4 * s->steps;
+	const double *p = cl_rollout_states(r) + CL_BALL_STATE * s->steps;
 	int ground = impact_step(r, 0, -1), wall = impact_step(r, 0, -2);
 	g_assert_cmpint(ground, ==, 76);
 	g_assert_cmpint(wall, ==, 251);
@@ -374,7 +372,7 @@ static void test_closed_form_friction(void)
 	g_assert_cmpfloat_with_epsilon(p[1], 1.735134, 1e-6);
 	g_assert_cmpfloat_with_epsilon(cl_rollout_loss(r), 11.66308087525, 1e-11);
 	/* ground step: v_f = (5, −6.572083), x_t = 1.26184 so vx 5 → 3.73816 */
-	const double *after_ground = cl_rollout_states(r) + 4 * (ground + 1);
+	const double *after_ground = cl_rollout_states(r) + CL_BALL_STATE * (ground + 1);
 	g_assert_cmpfloat_with_epsilon(after_ground[2], 3.73816, 1e-5);
 	/* the adjoint through the two bounces, with free flight in between:
 	 * I_k = (dp_k + (T − t_k) dv_k) per axis and the two step matrices */
@@ -409,18 +407,18 @@ static void test_closed_form_friction(void)
 static void test_closed_form_task3(void)
 {
 	ClScene *s = cl_test_task3();
-	double g_s0[8], *g_u = g_new0(double, cl_control_size(s));
+	double g_s0[2 * CL_BALL_STATE], *g_u = g_new0(double, cl_control_size(s));
 	ClRollout *r = run_gradient(s, g_s0, g_u);
 	double T = s->duration, dt = cl_scene_dt(s);
 	int k = impact_step(r, 0, 1);
 	g_assert_cmpint(k, ==, 333);
-	double tb = (k + 1) * dt, G = 2 * cl_rollout_states(r)[8 * s->steps + 4];
+	double tb = (k + 1) * dt, G = 2 * cl_rollout_states(r)[CL_BALL_STATE * (2 * s->steps + 1)];
 	g_assert_cmpfloat_with_epsilon(G, -0.730104, 1e-6);
 	for (int a = 0; a < 2; a++) {
 		g_assert_cmpfloat_with_epsilon(g_s0[a], 0.75 * G, 1e-12);
-		g_assert_cmpfloat_with_epsilon(g_s0[4 + a], 0.25 * G, 1e-12);
+		g_assert_cmpfloat_with_epsilon(g_s0[CL_BALL_STATE + a], 0.25 * G, 1e-12);
 		g_assert_cmpfloat_with_epsilon(g_s0[2 + a], G * (T - tb / 4), 1e-12);
-		g_assert_cmpfloat_with_epsilon(g_s0[6 + a], G * tb / 4, 1e-12);
+		g_assert_cmpfloat_with_epsilon(g_s0[CL_BALL_STATE + 2 + a], G * tb / 4, 1e-12);
 		int steps[] = {0, 100, k - 1};
 		for (size_t j = 0; j < G_N_ELEMENTS(steps); j++) {
 			int n = steps[j];
@@ -489,8 +487,9 @@ static void check_step_against_fd(const ClScene *s, const ClRollout *r, double p
 		}
 		for (int row = 0; row < ns; row++) {
 			double fd = (sp[row] - sm[row]) / (2 * h);
-			if (row % 4 < 2) {
-				double update = row / 4 != col / 4 ? 0.0 : row % 4 == col % 4 ? 1.0 : row % 4 + 2 == col % 4 ? dt : 0.0;
+			int r = row % CL_BALL_STATE, c = col % CL_BALL_STATE;
+			if (r < 2) {
+				double update = row / CL_BALL_STATE != col / CL_BALL_STATE ? 0.0 : r == c ? 1.0 : r + 2 == c ? dt : 0.0;
 				worst_explicit = fmax(worst_explicit, fabs(fd - update));
 				worst_position = fmax(worst_position, fabs(fd - ds[row]));
 			} else {
@@ -535,31 +534,35 @@ static void test_step_jacobian_pair(void)
 			D[i][j] = ((i < 2) == (j < 2) ? 1 : -1) * P[i % 2][j % 2] / d;
 			Dv[j] += D[i][j] * vf[i]; /* D is symmetric */
 		}
-	/* the dof order of the state is [p1 v1 p2 v2]; dof q of ball q/2 */
-	for (int col = 0; col < 8; col++) {
-		double ds0[8] = {0}, ds[8];
+	/* the state is [p1 v1 (spin) p2 v2 (spin)]; dof q of ball q/2; Nimble's
+	 * translational joints do not rotate, so spin passes through */
+	enum { N = CL_BALL_STATE };
+	for (int col = 0; col < 2 * N; col++) {
+		double ds0[2 * N] = {0}, ds[2 * N];
 		ds0[col] = 1.0;
 		cl_rollout_jvp(r, ds0, NULL, ds);
-		int cb = col / 4, cq = 2 * cb + col % 2;
-		bool col_is_velocity = col % 4 >= 2;
-		for (int row = 0; row < 8; row++) {
-			int rb = row / 4, rq = 2 * rb + row % 2;
+		int cb = col / N, cq = 2 * cb + col % 2;
+		bool col_is_velocity = col % N >= 2;
+		for (int row = 0; row < 2 * N; row++) {
+			int rb = row / N, rq = 2 * rb + row % 2;
 			double pp = (rq == cq) - ((e + 2) / 4) * a[rq] * a[cq];
 			double vv = (rq == cq) - (1 + e) * minv[rq] * a[rq] * a[cq] / Q;
 			double pv = minv[rq] * (f * D[rq][cq] - ((1 + e) / Q) * a[rq] * Dv[cq]);
-			double expected = row % 4 < 2 ? (col_is_velocity ? dt * pp : pp) : (col_is_velocity ? vv : pv);
+			double expected = row % N >= 4 || col % N >= 4 ? (row == col)
+							  : row % N < 2				? (col_is_velocity ? dt * pp : pp)
+														: (col_is_velocity ? vv : pv);
 			g_assert_cmpfloat_with_epsilon(ds[row], expected, 1e-12);
 		}
 	}
 	/* controls: FV = VV dt M⁻¹ on the velocity rows, nothing on the positions */
 	for (int col = 0; col < 4; col++) {
-		double du[4] = {0}, ds[8];
+		double du[4] = {0}, ds[2 * N];
 		du[col] = 1.0;
 		cl_rollout_jvp(r, NULL, du, ds);
-		for (int row = 0; row < 8; row++) {
-			int rq = 2 * (row / 4) + row % 2;
+		for (int row = 0; row < 2 * N; row++) {
+			int rq = 2 * (row / N) + row % 2;
 			double vv = (rq == col) - (1 + e) * minv[rq] * a[rq] * a[col] / Q;
-			g_assert_cmpfloat_with_epsilon(ds[row], row % 4 < 2 ? 0.0 : vv * dt * minv[col], 1e-12);
+			g_assert_cmpfloat_with_epsilon(ds[row], row % N < 2 || row % N >= 4 ? 0.0 : vv * dt * minv[col], 1e-12);
 		}
 	}
 	check_step_against_fd(s, r, 0.4); /* ((e+2)/4)·0.8² = 0.416 */
@@ -576,10 +579,10 @@ static void test_step_jacobian_pair_friction(void)
 	s->friction = 0.2;
 	ClRollout *r = cl_rollout_new(s, nimble());
 	g_assert_true(cl_rollout_run(r, NULL, NULL, true));
-	const double *v = cl_rollout_states(r) + 8;
+	const double *v = cl_rollout_states(r) + 2 * CL_BALL_STATE, *w = v + CL_BALL_STATE;
 	/* sliding: the tangential relative velocity keeps its sign */
 	double t[2] = {0.8, -0.6};
-	g_assert_cmpfloat(t[0] * (v[2] - v[6]) + t[1] * (v[3] - v[7]), >, 0.1);
+	g_assert_cmpfloat(t[0] * (v[2] - w[2]) + t[1] * (v[3] - w[3]), >, 0.1);
 	check_step_against_fd(s, r, 0.4);
 	cl_rollout_free(r);
 	cl_scene_free(s);
@@ -605,7 +608,7 @@ static void test_step_jacobian_sticking(void)
 	t->ball = 0;
 	ClRollout *r = cl_rollout_new(s, nimble());
 	g_assert_true(cl_rollout_run(r, NULL, NULL, true));
-	const double *v = cl_rollout_states(r) + 4;
+	const double *v = cl_rollout_states(r) + CL_BALL_STATE;
 	g_assert_cmpfloat_with_epsilon(v[2], 0.0, 1e-15); /* stuck */
 	g_assert_cmpfloat(v[3], >, 0.9);
 	check_step_against_fd(s, r, 1.4);
@@ -638,7 +641,7 @@ static void test_two_bouncing_contacts(void)
 	g_assert_cmpint(cl_rollout_event_count(r), ==, 2);
 	double X[2][2], VV[2][2];
 	for (int col = 0; col < 2; col++) {
-		double ds0[4] = {0}, ds[4];
+		double ds0[CL_BALL_STATE] = {0}, ds[CL_BALL_STATE];
 		ds0[col] = 1.0;
 		cl_rollout_jvp(r, ds0, NULL, ds);
 		X[0][col] = ds[0];
@@ -672,10 +675,10 @@ static void test_two_bouncing_contacts(void)
 static void test_fd_differs(void)
 {
 	ClScene *s = cl_test_task2(0.0);
-	double g_s0[4];
+	double g_s0[CL_BALL_STATE];
 	ClRollout *r = run_gradient(s, g_s0, NULL);
 	int K = impact_step(r, 0, -2), N = s->steps;
-	double x_N = cl_rollout_states(r)[4 * N], dt = cl_scene_dt(s), e = s->elasticity;
+	double x_N = cl_rollout_states(r)[CL_BALL_STATE * N], dt = cl_scene_dt(s), e = s->elasticity;
 	ClParam p;
 	g_assert_true(cl_param_parse(s, "ball.velocity.x", &p, NULL, 0));
 	ClStatus status;

@@ -21,7 +21,7 @@ static double kinetic_energy(const ClScene *s, const double *state)
 {
 	double energy = 0.0;
 	for (int i = 0; i < s->ball_count; i++) {
-		const double *v = state + 4 * i + 2;
+		const double *v = state + CL_BALL_STATE * i + 2;
 		energy += 0.5 * s->balls[i].mass * (v[0] * v[0] + v[1] * v[1]);
 	}
 	return energy;
@@ -119,7 +119,7 @@ static void test_tape_is_block_sparse(void)
 		g_test_message("%d balls: %d contacts, %d factors, %d A blocks, %d B blocks: %zu tape bytes "
 					   "(a dense Jacobian per step would take %.3g)",
 					   nb, contacts, tape.factor_count, tape.a_count, tape.b_count, bytes,
-					   (double)s->steps * 8.0 * (16.0 * nb * nb + 8.0 * nb * nb));
+					   (double)s->steps * 8.0 * (CL_BALL_STATE + 2.0) * CL_BALL_STATE * nb * nb);
 		g_assert_cmpint(tape.b_count, ==, 0);   /* controls enter through the drifts */
 		g_assert_cmpint(tape.a_count, <=, 4 * contacts);
 		g_assert_cmpint(tape.factor_count, <=, s->steps + 2 * contacts);

@@ -44,7 +44,7 @@ static ClSweepCell single_point(const ClScene *base, int backend, const ClSweepA
 	cl_param_set(scene, &ay->param, y);
 	ClRollout *r = cl_rollout_new(scene, backend);
 	cl_rollout_run(r, NULL, NULL, true);
-	double g_s0[8];
+	double g_s0[2 * CL_BALL_STATE];
 	cl_rollout_gradient(r, g_s0, NULL);
 	ClSweepCell cell = {cl_rollout_loss(r), g_s0[2 + ax->param.axis], g_s0[2 + ay->param.axis],
 						cl_rollout_status(r)->code};
@@ -125,7 +125,7 @@ static void test_parameter_without_adjoint(void)
 		double fd = cl_finite_difference(s, backends[0], &def.x.param, 1e-6, &st);
 		ClRollout *r = cl_rollout_new(s, backends[0]);
 		cl_rollout_run(r, NULL, NULL, true);
-		double g_s0[4];
+		double g_s0[CL_BALL_STATE];
 		cl_rollout_gradient(r, g_s0, NULL);
 		const ClSweepCell *c = &cells[cl_sweep_index(&def, 0, ix, 1)];
 		if (!cl_status_is_fatal(c->status)) {

@@ -41,9 +41,7 @@ static double adjoint_gradient(const ClScene *s, int backend, const char *name)
 	double *g_s0 = g_new0(double, cl_state_size(s));
 	double *g_u = g_new0(double, cl_control_size(s));
 	cl_rollout_gradient(r, g_s0, g_u);
-	double value = p.target == CL_PARAM_POSITION   ? g_s0[4 * p.ball + p.axis]
-				   : p.target == CL_PARAM_VELOCITY ? g_s0[4 * p.ball + 2 + p.axis]
-												   : g_u[2 * (p.step * s->ball_count + p.ball) + p.axis];
+	double value = *cl_param_slot(s, &p, g_s0, g_u);
 	g_free(g_s0);
 	g_free(g_u);
 	cl_rollout_free(r);
@@ -171,7 +169,7 @@ static void test_pbd_variants_agree(void)
 {
 	int backend = cl_test_backend("pbd-warp");
 	for (Task task = TASK1; task <= TASK3; task += 3) {
-		double *states[2], gradient[2][8];
+		double *states[2], gradient[2][2 * CL_BALL_STATE];
 		int ns = 0, steps = 0;
 		for (int variant = 0; variant < 2; variant++) {
 			ClScene *s = task_scene(task);

@@ -1,3 +1,4 @@
+#include "backend-style.h"
 #include "cl-backend-list.h"
 
 #include "cl-scene-render.h"
@@ -26,8 +27,8 @@ G_DEFINE_FINAL_TYPE(ClBackendList, cl_backend_list, GTK_TYPE_WIDGET)
 static void draw_swatch(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	(void)area;
-	double rgb[3];
-	cl_backend_color(GPOINTER_TO_INT(data), FALSE, rgb);
+	ClPlotColor color = cl_backend_color(GPOINTER_TO_INT(data), (FALSE) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+	double rgb[3] = {color.r, color.g, color.b};
 	cairo_arc(cr, w / 2.0, h / 2.0, MIN(w, h) / 2.0 - 1, 0, 2 * G_PI);
 	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 	cairo_fill(cr);

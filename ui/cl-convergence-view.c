@@ -235,7 +235,7 @@ gboolean cl_convergence_view_compute(ClConvergenceView *self, const char *parame
 		return FALSE;
 	/* every enabled backend, and exact (the reference line) always, in registry order */
 	const gboolean *enabled = cl_window_get_enabled(self->window);
-	int exact = cl_backend_find("exact");
+	int exact = cl_backend_reference();
 	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
 	for (int b = 0; b < cl_backend_count(); b++)
 		if (enabled[b] || b == exact)

@@ -1,3 +1,4 @@
+#include "backend-style.h"
 #include "cl-gradient-view.h"
 
 #include "cl-scene-render.h"
@@ -176,8 +177,8 @@ static GtkWidget *row_header(const ClBackendResult *r)
 {
 	const ClBackendInfo *info = cl_backend_info(r->backend);
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	double rgb[3];
-	cl_backend_color(r->backend, FALSE, rgb);
+	ClPlotColor color = cl_backend_color(r->backend, (FALSE) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+	double rgb[3] = {color.r, color.g, color.b};
 	char *markup = g_markup_printf_escaped("<span foreground='#%02x%02x%02x'>●</span> <b>%s</b>\n<small>%s</small>",
 										   (int)(rgb[0] * 255), (int)(rgb[1] * 255), (int)(rgb[2] * 255), info->id,
 										   info->mirrors);
@@ -291,7 +292,7 @@ static void rebuild(ClGradientView *self)
 		gtk_grid_attach(grid, h, k + 1, 0, 1, 1);
 		g_free(title);
 	}
-	const ClBackendResult *exact = cl_compute_result_find(result, cl_backend_find("exact"));
+	const ClBackendResult *exact = cl_compute_result_find(result, cl_backend_reference());
 	if (exact && exact->status.code != CL_STATUS_OK && exact->steps_done < result->scene->steps)
 		exact = NULL; /* a failed reference cannot judge anything */
 	int row = 1;

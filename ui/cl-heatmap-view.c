@@ -517,7 +517,7 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 		return FALSE;
 	/* every enabled backend, and exact (the reference) always, in registry order */
 	const gboolean *enabled = cl_window_get_enabled(self->window);
-	int exact = cl_backend_find("exact");
+	int exact = cl_backend_reference();
 	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
 	int exact_slot = -1;
 	for (int b = 0; b < cl_backend_count(); b++)

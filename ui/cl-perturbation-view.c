@@ -1,3 +1,4 @@
+#include "backend-style.h"
 #include "cl-perturbation-view.h"
 
 #include "cl-scene-render.h"
@@ -50,11 +51,11 @@ static void path(cairo_t *cr, const Map *m, const double *states, int ns, int ba
 	gboolean pen = FALSE;
 	for (int k = 0; k < count; k++) {
 		int n = steps ? steps[k] : k;
-		const double *s = states + (gsize)n * (gsize)ns + 4 * ball;
+		const double *s = states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 		double x = s[0], y = s[1];
 		if (tangents) {
-			x += sign * delta * tangents[(gsize)k * (gsize)ns + 4 * ball];
-			y += sign * delta * tangents[(gsize)k * (gsize)ns + 4 * ball + 1];
+			x += sign * delta * tangents[(gsize)k * (gsize)ns + CL_BALL_STATE * ball];
+			y += sign * delta * tangents[(gsize)k * (gsize)ns + CL_BALL_STATE * ball + 1];
 		}
 		if (!isfinite(x) || !isfinite(y)) {
 			pen = FALSE;
@@ -88,9 +89,10 @@ static double miss(const ClComputeResult *result, const ClBackendResult *r, int 
 		return NAN;
 	double worst = 0;
 	for (int sign = -1; sign <= 1; sign += 2) {
-		const double *sim = (sign > 0 ? r->plus_states : r->minus_states) + (gsize)n * (gsize)ns + 4 * ball;
-		const double *base = r->states + (gsize)n * (gsize)ns + 4 * ball;
-		const double *t = r->tangents + (gsize)k * (gsize)ns + 4 * ball;
+		gsize at = (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)ball;
+		const double *sim = (sign > 0 ? r->plus_states : r->minus_states) + at;
+		const double *base = r->states + at;
+		const double *t = r->tangents + (gsize)k * (gsize)ns + CL_BALL_STATE * (gsize)ball;
 		double px = base[0] + sign * result->perturb_delta * t[0], py = base[1] + sign * result->perturb_delta * t[1];
 		double moved = hypot(sim[0] - base[0], sim[1] - base[1]);
 		double off = hypot(sim[0] - px, sim[1] - py);
@@ -136,8 +138,9 @@ void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboo
 			continue;
 		for (int n = 0; n <= r->steps_done; n++)
 			for (int b = 0; b < scene->ball_count; b++) {
-				grow(&box, r->states[(gsize)n * (gsize)ns + 4 * b], r->states[(gsize)n * (gsize)ns + 4 * b + 1]);
-				grow(&box, r->plus_states[(gsize)n * (gsize)ns + 4 * b], r->plus_states[(gsize)n * (gsize)ns + 4 * b + 1]);
+				gsize at = (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)b;
+				grow(&box, r->states[at], r->states[at + 1]);
+				grow(&box, r->plus_states[at], r->plus_states[at + 1]);
 			}
 	}
 	if (!isfinite(box.x0))
@@ -161,8 +164,8 @@ void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboo
 		m.scale = fmin((pw - 24) / bw, (ph - top - 14) / bh);
 		m.ox = x + pw / 2 - m.scale * (box.x0 + box.x1) / 2;
 		m.oy = y + top + (ph - top - 6) / 2 + m.scale * (box.y0 + box.y1) / 2;
-		double rgb[3];
-		cl_backend_color(r->backend, dark, rgb);
+		ClPlotColor color = cl_backend_color(r->backend, (dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+		double rgb[3] = {color.r, color.g, color.b};
 		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 		for (int b = 0; b < scene->ball_count; b++) {
 			/* the unperturbed run */

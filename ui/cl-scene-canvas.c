@@ -512,8 +512,10 @@ void cl_scene_canvas_zoom_fit(ClSceneCanvas *self)
 			if (!self->visible[r->backend])
 				continue;
 			for (int n = 0; n <= r->steps_done; n++)
-				for (int i = 0; i < s->ball_count; i++)
-					extend(box, r->states[(gsize)n * (gsize)ns + 4 * i], r->states[(gsize)n * (gsize)ns + 4 * i + 1]);
+				for (int i = 0; i < s->ball_count; i++) {
+					const double *p = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)i;
+					extend(box, p[0], p[1]);
+				}
 		}
 	}
 	if (!isfinite(box[0]))

@@ -1,33 +1,9 @@
 #include "cl-scene-render.h"
 
+#include "backend-style.h"
+
 #include <math.h>
 #include <pango/pangocairo.h>
-
-/* Tableau-10, minus the grey that exact's black/white replaces */
-static const double palette[][3] = {
-	{0.122, 0.467, 0.706}, {1.000, 0.498, 0.055}, {0.173, 0.627, 0.173}, {0.839, 0.153, 0.157},
-	{0.580, 0.404, 0.741}, {0.549, 0.337, 0.294}, {0.890, 0.467, 0.761}, {0.737, 0.741, 0.133},
-	{0.090, 0.745, 0.812},
-};
-
-void cl_backend_color(int backend, gboolean dark, double rgb[3])
-{
-	const ClBackendInfo *info = cl_backend_info(backend);
-	if (info && g_str_equal(info->id, "exact")) {
-		rgb[0] = rgb[1] = rgb[2] = dark ? 0.95 : 0.08;
-		return;
-	}
-	int exact = cl_backend_find("exact");
-	int slot = backend > exact && exact >= 0 ? backend - 1 : backend;
-	const double *c = palette[(slot % G_N_ELEMENTS(palette) + G_N_ELEMENTS(palette)) % G_N_ELEMENTS(palette)];
-	rgb[0] = c[0], rgb[1] = c[1], rgb[2] = c[2];
-}
-
-static gboolean is_exact(int backend)
-{
-	const ClBackendInfo *info = cl_backend_info(backend);
-	return info && g_str_equal(info->id, "exact");
-}
 
 gboolean cl_trajectory_position(const ClScene *scene, const ClBackendResult *r, int ball, double t, ClVec2 *out)
 {
@@ -41,7 +17,7 @@ gboolean cl_trajectory_position(const ClScene *scene, const ClBackendResult *r, 
 		f = n;
 	}
 	int ns = cl_state_size(scene);
-	const double *a = r->states + (gsize)n * (gsize)ns + 4 * ball;
+	const double *a = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 	const double *b = n < r->steps_done ? a + ns : a;
 	double w = f - n;
 	*out = (ClVec2){a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1])};
@@ -221,7 +197,7 @@ static void trajectory_path(Ctx *c, const ClBackendResult *r, int ball, int from
 	int ns = cl_state_size(scene);
 	gboolean pen = FALSE;
 	for (int n = from; n <= to && n <= r->steps_done; n++) {
-		const double *s = r->states + (gsize)n * (gsize)ns + 4 * ball;
+		const double *s = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 		if (!isfinite(s[0]) || !isfinite(s[1]) || fabs(s[0]) > 1e6 || fabs(s[1]) > 1e6) {
 			pen = FALSE;
 			continue;
@@ -247,10 +223,10 @@ static void draw_trajectories(Ctx *c)
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < result->backend_count; i++) {
 			const ClBackendResult *r = &result->backends[i];
-			if (!c->in->backend_visible[r->backend] || is_exact(r->backend) != (pass == 0))
+			if (!c->in->backend_visible[r->backend] || cl_backend_is_reference(r->backend) != (pass == 0))
 				continue;
-			double rgb[3];
-			cl_backend_color(r->backend, c->in->dark, rgb);
+			ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+			double rgb[3] = {color.r, color.g, color.b};
 			for (int ball = 0; ball < scene->ball_count; ball++) {
 				trajectory_path(c, r, ball, 0, r->steps_done);
 				if (pass == 0) {
@@ -275,7 +251,8 @@ static void draw_trajectories(Ctx *c)
 				const ClContactEvent *ev = &r->events[e];
 				ClVec2 p;
 				if (!cl_trajectory_position(scene, r, ev->ball, ev->time, &p)) {
-					const double *s = r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + 4 * ev->ball;
+					const double *s =
+						r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + CL_BALL_STATE * ev->ball;
 					p = (ClVec2){s[0], s[1]};
 				}
 				ClVec2 q = screen(c, p);
@@ -301,8 +278,8 @@ static void draw_playback(Ctx *c)
 		const ClBackendResult *r = &result->backends[i];
 		if (!c->in->backend_visible[r->backend])
 			continue;
-		double rgb[3];
-		cl_backend_color(r->backend, c->in->dark, rgb);
+		ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+		double rgb[3] = {color.r, color.g, color.b};
 		for (int ball = 0; ball < scene->ball_count; ball++) {
 			ClVec2 p;
 			if (!cl_trajectory_position(scene, r, ball, t, &p))
@@ -318,10 +295,10 @@ static void draw_playback(Ctx *c)
 			double radius = scene->balls[ball].radius * c->view->scale;
 			cairo_arc(cr, q.x, q.y, radius, 0, 2 * G_PI);
 			/* faint fills: ten backends' balls on one spot must stay readable */
-			set_rgb(cr, rgb, is_exact(r->backend) ? 0.12 : 0.05);
+			set_rgb(cr, rgb, cl_backend_is_reference(r->backend) ? 0.12 : 0.05);
 			cairo_fill_preserve(cr);
 			set_rgb(cr, rgb, 0.95);
-			cairo_set_line_width(cr, is_exact(r->backend) ? 2.2 : 1.4);
+			cairo_set_line_width(cr, cl_backend_is_reference(r->backend) ? 2.2 : 1.4);
 			cairo_stroke(cr);
 		}
 	}
@@ -432,11 +409,11 @@ static void draw_legend(Ctx *c)
 		const ClBackendResult *r = &result->backends[i];
 		if (!c->in->backend_visible[r->backend])
 			continue;
-		double rgb[3];
-		cl_backend_color(r->backend, c->in->dark, rgb);
+		ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+		double rgb[3] = {color.r, color.g, color.b};
 		set_rgb(cr, rgb, 1);
-		cairo_set_line_width(cr, is_exact(r->backend) ? 1.4 : 2);
-		if (is_exact(r->backend)) {
+		cairo_set_line_width(cr, cl_backend_is_reference(r->backend) ? 1.4 : 2);
+		if (cl_backend_is_reference(r->backend)) {
 			double dash[] = {6, 3};
 			cairo_set_dash(cr, dash, 2, 0);
 		}

@@ -20,8 +20,6 @@ typedef struct ClSceneRenderInput {
 	gboolean dark;
 } ClSceneRenderInput;
 
-/* The colour of a backend's curves (exact is the foreground colour). */
-void cl_backend_color(int backend, gboolean dark, double rgb[3]);
 void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in);
 /* Position of ball at time t in a backend's trajectory (linear between
  * steps); false when that part was not simulated. */

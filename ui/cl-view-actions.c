@@ -109,7 +109,7 @@ static GString *trajectories_csv(const ClComputeResult *result)
 		const ClBackendResult *r = &result->backends[i];
 		for (int n = 0; n <= r->steps_done; n++)
 			for (int b = 0; b < scene->ball_count; b++) {
-				const double *s = r->states + (gsize)n * (gsize)size + 4 * (gsize)b;
+				const double *s = r->states + (gsize)n * (gsize)size + CL_BALL_STATE * (gsize)b;
 				g_string_append_printf(out, "%s,%d,%s,", cl_backend_info(r->backend)->id, n,
 									   cl_format_number(n * dt).text);
 				cl_csv_append_field(out, scene->balls[b].id);

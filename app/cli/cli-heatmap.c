@@ -156,7 +156,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	/* the angle error and sign agreement are measured against exact: sweep it too */
-	int exact = cl_backend_find("exact"), exact_slot = -1;
+	int exact = cl_backend_reference(), exact_slot = -1;
 	for (guint k = 0; k < backends->len; k++)
 		if (g_array_index(backends, int, k) == exact)
 			exact_slot = (int)k;

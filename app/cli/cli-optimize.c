@@ -130,7 +130,7 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	cl_optimize_apply(final, params, count, result.parameters);
 	ClStatus own_status, exact_status;
 	double own = loss_under(final, backend, &own_status);
-	double exact = cl_backend_find("exact") >= 0 ? loss_under(final, cl_backend_find("exact"), &exact_status) : NAN;
+	double exact = cl_backend_reference() >= 0 ? loss_under(final, cl_backend_reference(), &exact_status) : NAN;
 	if (result.iterations_done > 0) {
 		printf("%-40s %s\n", "loss at iteration 0", cl_format_number(result.loss[0]).text);
 		char label[64];

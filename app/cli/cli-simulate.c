@@ -5,28 +5,6 @@
 
 #include <stdio.h>
 
-/* The CSV rows of one trajectory, written to output a megabyte at a time
- * (a long run's CSV need not fit in memory); FALSE on a write error. */
-static gboolean put_trajectory(GString *out, ClOutput *output, const ClScene *scene, int backend,
-							   const ClRollout *rollout, GError **error)
-{
-	const char *id = cl_backend_info(backend)->id;
-	const double *states = cl_rollout_states(rollout);
-	int ns = cl_state_size(scene), per_ball = scene->ball_count ? ns / scene->ball_count : 0;
-	double dt = cl_scene_dt(scene);
-	for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
-		for (int i = 0; i < scene->ball_count; i++) {
-			const double *s = states + (gsize)n * (gsize)ns + (gsize)per_ball * (gsize)i;
-			g_string_append_printf(out, "%s,%d,%s,%s", id, n, cl_format_number(n * dt).text, scene->balls[i].id);
-			for (int c = 0; c < 4; c++) /* position and velocity */
-				g_string_append_printf(out, ",%s", cl_format_number(s[c]).text);
-			g_string_append_c(out, '\n');
-			if (out->len > (1 << 20) && !cl_output_write(output, out, error))
-				return FALSE;
-		}
-	return TRUE;
-}
-
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
@@ -71,7 +49,8 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		g_clear_error(&write_error);
 		goto out;
 	}
-	GString *text = g_string_new("backend,step,time,ball,x,y,vx,vy\n");
+	/* the CSV is written as it comes: a long run's need not fit in memory */
+	GString *text = g_string_new(CL_TRAJECTORY_CSV_HEADER);
 	rollouts = g_new0(ClRollout *, backends->len);
 	for (guint k = 0; k < backends->len; k++) {
 		int backend = g_array_index(backends, int, k);
@@ -92,7 +71,8 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 				status = CL_EXIT_FAILED;
 		}
 		if (output && !write_error)
-			put_trajectory(text, output, scene, backend, rollout, &write_error);
+			cl_trajectory_csv_write(text, output, scene, backend, cl_rollout_states(rollout),
+									cl_rollout_steps_done(rollout), &write_error);
 		if (!figure)
 			g_clear_pointer(&rollouts[k], cl_rollout_free);
 	}

@@ -2,11 +2,34 @@
 #include "numbers.h"
 
 #include "atomic-file.h"
+#include "decimal.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Writes the decimal digits of v ending just before end, two at a time;
+ * returns where they start. */
+static char *put_digits(char *end, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+								"25262728293031323334353637383940414243444546474849"
+								"50515253545556575859606162636465666768697071727374"
+								"75767778798081828384858687888990919293949596979899";
+	for (; v >= 100; v /= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
 
 ClNumberText cl_format_number(double x)
 {
@@ -19,18 +42,56 @@ ClNumberText cl_format_number(double x)
 		g_strlcpy(t.text, x > 0 ? "inf" : "-inf", sizeof t.text);
 		return t;
 	}
+	char *out = t.text;
+	if (signbit(x)) {
+		*out++ = '-';
+		x = -x;
+	}
+	char digits[24], *end = digits + sizeof digits;
 	/* whole numbers in full ("10000000", not "1e+07") */
-	if (x == floor(x) && fabs(x) < 1e15) {
-		g_ascii_formatd(t.text, sizeof t.text, "%.0f", x);
+	if (x < 1e15 && x == (double)(int64_t)x) {
+		char *start = put_digits(end, (uint64_t)x);
+		memcpy(out, start, (size_t)(end - start));
+		out[end - start] = '\0';
 		return t;
 	}
-	for (int digits = 1; digits <= 17; digits++) {
-		char format[8];
-		snprintf(format, sizeof format, "%%.%dg", digits);
-		g_ascii_formatd(t.text, sizeof t.text, format, x);
-		if (g_ascii_strtod(t.text, NULL) == x)
-			break;
+	/* what printf's "%.Pg" writes for P = the digits' count */
+	ClDecimal d = cl_decimal_shortest(x);
+	const char *s = put_digits(end, d.digits);
+	int count = (int)(end - s), point = d.exponent + count - 1; /* the exponent of the first digit */
+	if (point < -4 || point >= count) {
+		*out++ = *s++;
+		if (count > 1) {
+			*out++ = '.';
+			memcpy(out, s, (size_t)count - 1);
+			out += count - 1;
+		}
+		*out++ = 'e';
+		*out++ = point < 0 ? '-' : '+';
+		int magnitude = abs(point);
+		if (magnitude < 10)
+			*out++ = '0';
+		char exponent[4], *exponent_end = exponent + sizeof exponent;
+		const char *e = put_digits(exponent_end, (uint64_t)magnitude);
+		memcpy(out, e, (size_t)(exponent_end - e));
+		out += exponent_end - e;
+	} else if (point >= 0) {
+		memcpy(out, s, (size_t)point + 1);
+		out += point + 1;
+		if (point + 1 < count) {
+			*out++ = '.';
+			memcpy(out, s + point + 1, (size_t)(count - point - 1));
+			out += count - point - 1;
+		}
+	} else {
+		*out++ = '0';
+		*out++ = '.';
+		for (int i = point + 1; i < 0; i++)
+			*out++ = '0';
+		memcpy(out, s, (size_t)count);
+		out += count;
 	}
+	*out = '\0';
 	return t;
 }
 
@@ -61,6 +122,48 @@ void cl_csv_append_field(GString *out, const char *field)
 		g_string_append_c(out, *c);
 	}
 	g_string_append_c(out, '"');
+}
+
+gboolean cl_trajectory_csv_write(GString *out, ClOutput *output, const ClScene *scene, int backend,
+								 const double *states, int steps_done, GError **error)
+{
+	/* what repeats is written once: the ball fields, each step's start */
+	GString *balls = g_string_new(NULL), *step = g_string_new(NULL);
+	gsize *ball_ends = g_new(gsize, (gsize)scene->ball_count);
+	for (int b = 0; b < scene->ball_count; b++) {
+		cl_csv_append_field(balls, scene->balls[b].id);
+		ball_ends[b] = balls->len;
+	}
+	const char *id = cl_backend_info(backend)->id;
+	int size = cl_state_size(scene);
+	double dt = cl_scene_dt(scene);
+	gboolean ok = TRUE;
+	for (int n = 0; ok && n <= steps_done; n++) {
+		g_string_printf(step, "%s,%d,%s,", id, n, cl_format_number(n * dt).text);
+		const double *s = states + (gsize)n * (gsize)size;
+		for (int b = 0; b < scene->ball_count; b++, s += 4) {
+			gsize start = b ? ball_ends[b - 1] : 0;
+			g_string_append_len(out, step->str, (gssize)step->len);
+			g_string_append_len(out, balls->str + start, (gssize)(ball_ends[b] - start));
+			for (int c = 0; c < 4; c++) {
+				g_string_append_c(out, ',');
+				g_string_append(out, cl_format_number(s[c]).text);
+			}
+			g_string_append_c(out, '\n');
+		}
+		/* a megabyte at a time into the output */
+		if (output && out->len > (1 << 20))
+			ok = cl_output_write(output, out, error);
+	}
+	g_free(ball_ends);
+	g_string_free(step, TRUE);
+	g_string_free(balls, TRUE);
+	return ok;
+}
+
+void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done)
+{
+	cl_trajectory_csv_write(out, NULL, scene, backend, states, steps_done, NULL);
 }
 
 char ***cl_csv_parse(const char *text)

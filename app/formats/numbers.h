@@ -19,6 +19,14 @@ void cl_json_append_string(GString *out, const char *s);
 /* Appends a CSV field, quoted when it holds a comma, quote or newline. */
 void cl_csv_append_field(GString *out, const char *field);
 
+/* A trajectory CSV: this header, then per backend the rows of
+ * cl_trajectory_csv_append. */
+#define CL_TRAJECTORY_CSV_HEADER "backend,step,time,ball,x,y,vx,vy\n"
+
+/* Appends one backend's run, a row per step n ≤ steps_done and ball:
+ * backend,n,time,ball,x,y,vx,vy. states: (steps_done + 1) × state size. */
+void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done);
+
 /* Splits CSV text (RFC 4180 quoting) into rows of fields; NULL-terminated
  * arrays of NULL-terminated string vectors (free with cl_csv_free). */
 char ***cl_csv_parse(const char *text);
@@ -36,6 +44,12 @@ gboolean cl_output_write(ClOutput *output, GString *text, GError **error);
 gboolean cl_output_close(ClOutput *output, GError **error);
 /* Drops what a file output got (a device's stays written); frees it. */
 void cl_output_abort(ClOutput *output);
+
+/* cl_trajectory_csv_append, passing out to output (cl_output_write) each
+ * time it holds a megabyte, so that a long run's CSV needs no buffer of its
+ * size; FALSE on a write error. */
+gboolean cl_trajectory_csv_write(GString *out, ClOutput *output, const ClScene *scene, int backend,
+								 const double *states, int steps_done, GError **error);
 
 /* The errno of the first write to stdout through an output that failed, or 0. */
 int cl_stdout_errno(void);

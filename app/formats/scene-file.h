@@ -5,6 +5,8 @@
 
 #include <glib.h>
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClScene, cl_scene_free)
+
 #define CL_SCENE_FILE_ERROR (cl_scene_file_error_quark())
 GQuark cl_scene_file_error_quark(void);
 

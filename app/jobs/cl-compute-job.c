@@ -178,12 +178,8 @@ static void direction_of(const ClScene *scene, const ClParam *param, double *ds0
 {
 	memset(ds0, 0, sizeof *ds0 * (gsize)cl_state_size(scene));
 	memset(du, 0, sizeof *du * (gsize)cl_control_size(scene));
-	if (param->target == CL_PARAM_POSITION)
-		ds0[4 * param->ball + param->axis] = 1;
-	else if (param->target == CL_PARAM_VELOCITY)
-		ds0[4 * param->ball + 2 + param->axis] = 1;
-	else if (param->target == CL_PARAM_CONTROL)
-		du[2 * (param->step * scene->ball_count + param->ball) + param->axis] = 1;
+	if (cl_param_has_adjoint(param))
+		*cl_param_slot(scene, param, ds0, du) = 1;
 }
 
 static void perturbation(ClComputeJob *job, ClComputeResult *result, ClBackendResult *r, GCancellable *cancellable)
@@ -261,15 +257,8 @@ static void gradients(ClComputeJob *job, ClComputeResult *result, ClBackendResul
 	if (complete) {
 		double *dl_ds0 = g_new(double, (gsize)ns), *dl_du = g_new(double, (gsize)cl_control_size(scene));
 		cl_rollout_gradient(rollout, dl_ds0, dl_du);
-		for (int k = 1; k < result->column_count; k++) {
-			const ClParam *p = &result->columns[k];
-			if (p->target == CL_PARAM_POSITION)
-				r->gradient[k] = dl_ds0[4 * p->ball + p->axis];
-			else if (p->target == CL_PARAM_VELOCITY)
-				r->gradient[k] = dl_ds0[4 * p->ball + 2 + p->axis];
-			else
-				r->gradient[k] = dl_du[2 * (p->step * scene->ball_count + p->ball) + p->axis];
-		}
+		for (int k = 1; k < result->column_count; k++)
+			r->gradient[k] = *cl_param_slot(scene, &result->columns[k], dl_ds0, dl_du);
 		g_free(dl_ds0);
 		g_free(dl_du);
 	}

@@ -84,8 +84,7 @@ ClLearningJob *cl_learning_job_new(const ClScene *scene, const ClOptimizeDef *de
 		t->value_count = count;
 		t->values = g_new(double, (gsize)count);
 		/* a float32 backend starts from the rounded values, as it stores them */
-		gboolean f32 = cl_backend_param_find(t->backend, "precision") >= 0 &&
-					   cl_scene_backend_param(scene, t->backend, "precision") == CL_PRECISION_FLOAT32;
+		gboolean f32 = cl_backend_is_float32(scene, t->backend);
 		for (int k = 0; k < count; k++) {
 			double x = cl_param_get(scene, &params[k]);
 			t->values[k] = f32 ? (double)(float)x : x;
@@ -226,7 +225,7 @@ static void learn_one(Run *run)
 	ClStatus own_status, exact_status;
 	int walls = 0, order[CL_LEARNING_WALLS_MAX];
 	double own = loss_under(final, t->backend, &own_status, &walls, order);
-	int exact = cl_backend_find("exact");
+	int exact = cl_backend_reference();
 	double under_exact = exact >= 0 ? loss_under(final, exact, &exact_status, NULL, NULL) : NAN;
 	g_mutex_lock(&job->lock);
 	t->iterations = MIN(result.iterations_done, job->scene->optimize.iterations);

@@ -1,37 +1,13 @@
 /* Ready-made figures: heatmap small multiples and the paper's Figures 2, 4, 5. */
 #include "figures.h"
 
+#include "backend-style.h"
 #include "numbers.h"
 #include "scene-file.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ style */
-
-/* The non-TOI twin of a TOI backend ("impulse" of "impulse-toi") is dashed. */
-static bool has_toi_twin(int backend)
-{
-	char id[CL_ID_MAX + 8];
-	g_snprintf(id, sizeof id, "%s-toi", cl_backend_info(backend)->id);
-	return cl_backend_find(id) >= 0;
-}
-
-static ClPlotColor backend_color(int backend)
-{
-	if (strcmp(cl_backend_info(backend)->id, "exact") == 0)
-		return (ClPlotColor){0, 0, 0, 1};
-	return cl_plot_palette(backend - 1);
-}
-
-void cl_figure_style_series(ClPlotSeries *series, int backend)
-{
-	bool exact = strcmp(cl_backend_info(backend)->id, "exact") == 0;
-	cl_plot_series_set_color(series, backend_color(backend));
-	cl_plot_series_set_width(series, exact ? 1.8 : 1.3);
-	cl_plot_series_set_dash(series, has_toi_twin(backend) ? CL_PLOT_DASH_DASHED : CL_PLOT_DASH_SOLID);
-}
 
 static char *param_label(const ClScene *scene, const ClParam *param)
 {
@@ -275,7 +251,7 @@ void cl_figure_learn(const ClScene *scene, int backend, const ClParam *tracked, 
 		curve->tracked = g_new0(double, (gsize)scene->optimize.iterations + 2);
 		double x = cl_param_get(scene, tracked);
 		/* a float32 backend starts from the rounded value, as it stores it */
-		bool f32 = cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+		bool f32 = cl_backend_is_float32(scene, backend);
 		curve->tracked[0] = f32 ? (double)(float)x : x;
 	}
 	ClOptimizeResult result;
@@ -313,7 +289,7 @@ static void add_learning_curves(ClPlotPanel *p, const ClLearningCurve *curves, i
 		double *x = iteration_axis(curve->iterations);
 		ClPlotSeries *s = cl_plot_panel_add_line(p, cl_backend_info(curve->backend)->id, x,
 												 tracked ? curve->tracked : curve->loss, curve->iterations);
-		cl_figure_style_series(s, curve->backend);
+		cl_backend_style_series(s, curve->backend, false);
 		g_free(x);
 	}
 }
@@ -376,14 +352,14 @@ static void add_path(ClPlotPanel *p, const ClScene *scene, ClRollout *r, int bac
 	for (int b = 0; b < scene->ball_count; b++) {
 		double *x = g_new(double, (gsize)n + 1), *y = g_new(double, (gsize)n + 1);
 		for (int k = 0; k <= n; k++) {
-			x[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b];
-			y[k] = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+			x[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b];
+			y[k] = s[(size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b + 1];
 		}
 		ClPlotSeries *line = cl_plot_panel_add_line(p, label && b == 0 ? cl_backend_info(backend)->id : NULL, x, y,
 													n + 1);
-		cl_figure_style_series(line, backend);
+		cl_backend_style_series(line, backend, false);
 		ClPlotShape *ball = cl_plot_panel_add_circle(p, x[n], y[n], scene->balls[b].radius);
-		ClPlotColor color = backend_color(backend);
+		ClPlotColor color = cl_backend_plot_color(backend);
 		color.a = 0.25;
 		cl_plot_shape_set_fill(ball, color);
 		color.a = 1;
@@ -429,7 +405,8 @@ static void grow_box(double box[4], const ClScene *scene, ClRollout *r)
 	int n = cl_rollout_steps_done(r), size = cl_state_size(scene);
 	for (int k = 0; k <= n; k++)
 		for (int b = 0; b < scene->ball_count; b++) {
-			double x = s[(size_t)k * (size_t)size + 4 * (size_t)b], y = s[(size_t)k * (size_t)size + 4 * (size_t)b + 1];
+			const double *p = s + (size_t)k * (size_t)size + CL_BALL_STATE * (size_t)b;
+			double x = p[0], y = p[1];
 			if (!isfinite(x) || !isfinite(y) || fabs(x) > 50 || fabs(y) > 50)
 				continue; /* a diverged run must not shrink everything else to a dot */
 			box[0] = fmin(box[0], x - scene->balls[b].radius);
@@ -466,11 +443,6 @@ static void frame_trajectories(ClPlotPanel *p, const ClScene *scene, const doubl
 	cl_plot_panel_set_grid(p, false);
 	cl_plot_panel_set_x_axis(p, "x (m)", CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_y_axis(p, y_label ? "y (m)" : NULL, CL_PLOT_SCALE_LINEAR);
-}
-
-ClPlotColor cl_figure_backend_color(int backend)
-{
-	return backend_color(backend);
 }
 
 void cl_figure_add_trajectory(ClPlotPanel *panel, const ClScene *scene, ClRollout *rollout, int backend, bool label)
@@ -575,7 +547,7 @@ ClPlotFigure *cl_figure_task2(const ClScene *scene, const ClLearningCurve *curve
 		if (curves[c].iterations == 0 || !isfinite(v[0]) || !isfinite(v[1]))
 			continue;
 		ClPlotSeries *m = cl_plot_panel_add_marker(final, v[0], v[1], CL_PLOT_MARKER_CIRCLE, NULL);
-		cl_plot_series_set_color(m, backend_color(curves[c].backend));
+		cl_plot_series_set_color(m, cl_backend_plot_color(curves[c].backend));
 	}
 	free(params);
 	for (int c = 0; c < 3; c++)
@@ -665,7 +637,7 @@ ClPlotFigure *cl_figure_task3(const ClScene *scene, const ClLearningCurve *curve
 		if (curves[c].iterations == 0 || !control_profile(scene, &curves[c], ux, &ball))
 			continue;
 		ClPlotSeries *s = cl_plot_panel_add_line(control, NULL, t, ux, steps);
-		cl_figure_style_series(s, curves[c].backend);
+		cl_backend_style_series(s, curves[c].backend, false);
 	}
 	double *u = g_new(double, 2 * (gsize)steps);
 	if (cl_two_ball_optimal_control(scene, u)) {

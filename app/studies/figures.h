@@ -14,11 +14,6 @@
 #define CL_FIGURE_HEIGHT 360.0
 #define CL_FIGURE_DPI 150.0
 
-/* The colour, dash and width every figure gives a backend (exact: black). */
-void cl_figure_style_series(ClPlotSeries *series, int backend);
-
-/* The colour every figure gives a backend. */
-ClPlotColor cl_figure_backend_color(int backend);
 /* Pieces of the trajectory figures, for other figures (lessons): a run's
  * paths and final balls in the backend's style; walls, starts and targets;
  * a bounding box [x0 x1 y0 y1] grown by a run's points. */

@@ -1,5 +1,6 @@
 #include "learning-report.h"
 
+#include "backend-style.h"
 #include "figures.h"
 #include "numbers.h"
 
@@ -70,7 +71,7 @@ static void add_control_panel(ClPlotPanel *p, const ClScene *scene, const ClPara
 	for (int c = 0; c < trace_count; c++) {
 		control_profile(params, count, ball, &traces[c], steps, ux);
 		ClPlotSeries *s = cl_plot_panel_add_line(p, NULL, t, ux, steps);
-		cl_figure_style_series(s, traces[c].backend);
+		cl_backend_style_series(s, traces[c].backend, false);
 		if (curves)
 			curves[c].second = s;
 	}
@@ -105,7 +106,7 @@ static void add_tracked_panel(ClPlotPanel *p, const ClScene *scene, const ClPara
 		int points = traces[c].iterations + 1;
 		double *x = iteration_axis(points);
 		ClPlotSeries *s = cl_plot_panel_add_line(p, NULL, x, traces[c].tracked, points);
-		cl_figure_style_series(s, traces[c].backend);
+		cl_backend_style_series(s, traces[c].backend, false);
 		if (curves)
 			curves[c].second = s;
 		g_free(x);
@@ -141,7 +142,7 @@ ClPlotFigure *cl_learning_figure(const ClScene *scene, const ClParam *params, in
 		double *x = iteration_axis(traces[c].iterations);
 		ClPlotSeries *s = cl_plot_panel_add_line(loss, cl_backend_info(traces[c].backend)->id, x, traces[c].loss,
 												 traces[c].iterations);
-		cl_figure_style_series(s, traces[c].backend);
+		cl_backend_style_series(s, traces[c].backend, false);
 		if (curves)
 			curves[c].loss = s;
 		g_free(x);

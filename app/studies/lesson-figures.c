@@ -1,16 +1,12 @@
 /* Figures and CSV of the convergence view and of lesson steps. */
 #include "lesson-figures.h"
 
+#include "backend-style.h"
 #include "figures.h"
 #include "numbers.h"
 
 #include <math.h>
 #include <string.h>
-
-static gboolean is_exact(int backend)
-{
-	return strcmp(cl_backend_info(backend)->id, "exact") == 0;
-}
 
 static gboolean in_list(const GArray *backends, int backend)
 {
@@ -24,13 +20,13 @@ static gboolean in_list(const GArray *backends, int backend)
  * others lighter (exact, the reference, always stays as it is). */
 static void style(ClPlotSeries *series, int backend, const GArray *highlight)
 {
-	cl_figure_style_series(series, backend);
-	if (!highlight || highlight->len == 0 || is_exact(backend))
+	cl_backend_style_series(series, backend, false);
+	if (!highlight || highlight->len == 0 || cl_backend_is_reference(backend))
 		return;
 	if (in_list(highlight, backend)) {
 		cl_plot_series_set_width(series, 2.6);
 	} else {
-		ClPlotColor c = cl_figure_backend_color(backend);
+		ClPlotColor c = cl_backend_plot_color(backend);
 		c.a = 0.4;
 		cl_plot_series_set_color(series, c);
 	}
@@ -75,7 +71,7 @@ ClPlotFigure *cl_figure_convergence(const ClConvergenceRun *run, const GArray *h
 		ClPlotSeries *s = cl_plot_panel_add_line(p, cl_backend_info(backend)->id, x, y, (int)n);
 		style(s, backend, highlight);
 		/* exact is the reference line; the others show where they were computed */
-		if (!is_exact(backend))
+		if (!cl_backend_is_reference(backend))
 			cl_plot_series_set_marker(s, CL_PLOT_MARKER_CIRCLE, 5, 1);
 	}
 	g_free(x);
@@ -149,8 +145,9 @@ static ClPlotFigure *perturbation_figure(const ClLessonResult *r)
 		const double *final = cl_rollout_states(pert->rollouts[1]) + (gsize)cl_rollout_steps_done(pert->rollouts[1]) * (gsize)ns;
 		for (int i = 0; i < step->scene->ball_count; i++)
 			for (int sign = -1; sign <= 1; sign += 2) {
-				double px = final[4 * i] + sign * step->view.delta * pert->ds_final[4 * i];
-				double py = final[4 * i + 1] + sign * step->view.delta * pert->ds_final[4 * i + 1];
+				size_t at = CL_BALL_STATE * (size_t)i;
+				double px = final[at] + sign * step->view.delta * pert->ds_final[at];
+				double py = final[at + 1] + sign * step->view.delta * pert->ds_final[at + 1];
 				if (!isfinite(px) || !isfinite(py))
 					continue;
 				ClPlotSeries *m = cl_plot_panel_add_marker(p, px, py, CL_PLOT_MARKER_CROSS,
@@ -180,7 +177,7 @@ static ClPlotFigure *heatmap_figure(const ClLessonResult *r, const GArray *highl
 {
 	const ClLessonStep *step = r->step;
 	ClSweepQuantity quantity = (ClSweepQuantity)cl_sweep_quantity_find(step->view.quantity);
-	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_find("exact"));
+	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_reference());
 	ClPlotFigure *f = cl_figure_heatmap(step->scene, &r->sweep, r->cells, quantity, exact_slot);
 	if (!r->learning)
 		return f;
@@ -408,7 +405,7 @@ static void perturbation_csv(GString *out, const ClLessonResult *r)
 			const double *s = cl_rollout_states(rollout);
 			for (int n = 0; n <= cl_rollout_steps_done(rollout); n++)
 				for (int i = 0; i < scene->ball_count; i++) {
-					const double *p = s + (gsize)n * (gsize)ns + 4 * i;
+					const double *p = s + (gsize)n * (gsize)ns + CL_BALL_STATE * i;
 					g_string_append_printf(out, "%s,%d,%d,%s,%s,", id, k - 1, n, cl_format_number(n * dt).text,
 										   scene->balls[i].id);
 					g_string_append_printf(out, "%s,", cl_format_number(p[0]).text);
@@ -441,7 +438,7 @@ GString *cl_lesson_step_csv(const ClLessonResult *r)
 		break;
 	case CL_LESSON_VIEW_HEATMAP:
 		if (r->cells) {
-			int exact_slot = cl_lesson_step_backend_slot(r->step, cl_backend_find("exact"));
+			int exact_slot = cl_lesson_step_backend_slot(r->step, cl_backend_reference());
 			GString *csv = cl_figure_heatmap_csv(&r->sweep, r->cells,
 												 (ClSweepQuantity)cl_sweep_quantity_find(r->step->view.quantity),
 												 exact_slot);

@@ -2,6 +2,7 @@
  * figures the window shows, and a folder of figures and CSV. */
 #include "lesson-handout.h"
 
+#include "agreement.h"
 #include "figures.h"
 #include "lesson-figures.h"
 #include "lesson.h"
@@ -50,6 +51,23 @@ static double draw_text(cairo_t *cr, double x, double y, double w, const char *f
 	return draw_markup(cr, x, y, w, font, text, FALSE, gray);
 }
 
+/* Draws one line of text at (x, y); returns its width. */
+static double draw_text_width(cairo_t *cr, double x, double y, const char *font, const char *text)
+{
+	PangoLayout *layout = pango_cairo_create_layout(cr);
+	PangoFontDescription *desc = pango_font_description_from_string(font);
+	pango_layout_set_font_description(layout, desc);
+	pango_layout_set_text(layout, text, -1);
+	int width, height;
+	pango_layout_get_size(layout, &width, &height);
+	cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+	cairo_move_to(cr, x, y);
+	pango_cairo_show_layout(cr, layout);
+	pango_font_description_free(desc);
+	g_object_unref(layout);
+	return (double)width / PANGO_SCALE;
+}
+
 /* ------------------------------------------------------------ gradient table */
 
 static gboolean cell_highlighted(const ClLessonStep *step, int backend, const char *parameter)
@@ -62,20 +80,40 @@ static gboolean cell_highlighted(const ClLessonStep *step, int backend, const ch
 	return FALSE;
 }
 
-static int sign_of(double v)
+static void fill(cairo_t *cr, ClPlotColor c, double x, double y, double w, double h)
 {
-	return (v > 0) - (v < 0);
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill(cr);
 }
 
-/* Rows = backends, columns = the loss and the derivatives; each cell tinted
- * green where its sign agrees with exact's and red where it does not,
- * highlighted cells framed. Returns the height used. */
+/* The window's legend: what each cell colour means. Returns the height used. */
+static double draw_agreement_legend(cairo_t *cr, double x, double y)
+{
+	static const ClAgreement shown[] = {CL_AGREEMENT_REFERENCE, CL_AGREEMENT_GOOD, CL_AGREEMENT_FAIR,
+										CL_AGREEMENT_POOR, CL_AGREEMENT_WRONG_SIGN};
+	double cx = x;
+	for (gsize i = 0; i < G_N_ELEMENTS(shown); i++) {
+		fill(cr, cl_agreement_background(shown[i]), cx, y + 1, 9, 8);
+		cx += 12 + draw_text_width(cr, cx + 12, y, "Sans 6.5", cl_agreement_label(shown[i])) + 10;
+	}
+	double h = draw_text(cr, cx, y, CONTENT_WIDTH - (cx - x), "Sans 6.5",
+						 "colour: the adjoint against exact's; each cell: the backend's adjoint, then its own "
+						 "finite difference (FD)",
+						 0.35);
+	return MAX(h, 10);
+}
+
+/* Rows = backends, columns = the loss and the derivatives; each cell holds
+ * the adjoint and the backend's own FD, coloured as the window colours it
+ * (cl_agreement against exact), highlighted cells framed, with the legend
+ * below. Returns the height used. */
 static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLessonResult *r)
 {
 	const ClLessonStep *step = r->step;
 	guint cols = r->columns->len + 1; /* the loss first */
-	double name_w = 92, row_h = 15, cell_w = MIN(78.0, (CONTENT_WIDTH - name_w) / cols);
-	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_find("exact"));
+	double name_w = 92, row_h = 22, cell_w = MIN(78.0, (CONTENT_WIDTH - name_w) / cols);
+	int exact_slot = cl_lesson_step_backend_slot(step, cl_backend_reference());
 	double header_h = draw_text(cr, x, y, name_w, "Sans Bold 7.5", "backend", 0.2);
 	for (guint c = 0; c < cols; c++) {
 		const char *label = c == 0 ? "loss" : g_ptr_array_index(r->columns, c - 1);
@@ -89,20 +127,23 @@ static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLesso
 		double row_y = top + b * row_h;
 		draw_text(cr, x, row_y + 2, name_w, "Sans 7.5", cl_backend_info(backend)->id, 0.1);
 		for (guint c = 0; c < cols; c++) {
-			double value = c == 0 ? r->loss[b] : r->gradient[b * r->columns->len + (c - 1)];
+			gsize k = b * r->columns->len + (c - 1);
+			double value = c == 0 ? r->loss[b] : r->gradient[k];
 			double cx = x + name_w + c * cell_w;
-			if (c > 0 && exact_slot >= 0 && (int)b != exact_slot && isfinite(value)) {
+			if (c > 0 && exact_slot >= 0) {
 				double exact = r->gradient[(guint)exact_slot * r->columns->len + (c - 1)];
-				gboolean agree = sign_of(value) == sign_of(exact);
-				cairo_set_source_rgba(cr, agree ? 0.30 : 0.90, agree ? 0.70 : 0.25, agree ? 0.35 : 0.20, 0.22);
-				cairo_rectangle(cr, cx + 1, row_y + 1, cell_w - 2, row_h - 2);
-				cairo_fill(cr);
+				ClAgreement a = (int)b == exact_slot ? CL_AGREEMENT_REFERENCE : cl_agreement(value, exact, NULL);
+				fill(cr, cl_agreement_background(a), cx + 1, row_y + 1, cell_w - 2, row_h - 2);
 			}
-			char *text = cl_lesson_format_number("%.4g", value);
+			g_autofree char *text = cl_lesson_format_number("%.4g", value);
 			draw_text(cr, cx + 4, row_y + 2, cell_w - 6, "Sans 7.5", text, 0.05);
-			g_free(text);
+			if (c > 0) {
+				g_autofree char *fd_number = cl_lesson_format_number("%.4g", r->fd[k]);
+				g_autofree char *fd = g_strdup_printf("FD %s", fd_number);
+				draw_text(cr, cx + 4, row_y + 11, cell_w - 6, "Sans 6", fd, 0.35);
+			}
 			if (c > 0 && cell_highlighted(step, backend, g_ptr_array_index(r->columns, c - 1))) {
-				cairo_set_source_rgb(cr, 0.95, 0.6, 0.0);
+				cairo_set_source_rgb(cr, 0.11, 0.44, 0.85);
 				cairo_set_line_width(cr, 1.6);
 				cairo_rectangle(cr, cx + 1, row_y + 1, cell_w - 2, row_h - 2);
 				cairo_stroke(cr);
@@ -114,7 +155,8 @@ static double draw_gradient_table(cairo_t *cr, double x, double y, const ClLesso
 	cairo_move_to(cr, x, top - 1);
 	cairo_line_to(cr, x + name_w + cols * cell_w, top - 1);
 	cairo_stroke(cr);
-	return header_h + 4 + r->backend_count * row_h;
+	double table_h = header_h + 4 + r->backend_count * row_h;
+	return table_h + 4 + draw_agreement_legend(cr, x, y + table_h + 4);
 }
 
 /* ------------------------------------------------------------ pages */

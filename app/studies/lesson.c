@@ -103,18 +103,6 @@ static void add_default_columns(GPtrArray *columns, const ClScene *scene)
 			}
 }
 
-static double adjoint_entry(const ClScene *scene, const ClParam *p, const double *g_s0, const double *g_u)
-{
-	switch (p->target) {
-	case CL_PARAM_POSITION:
-		return g_s0[4 * p->ball + p->axis];
-	case CL_PARAM_VELOCITY:
-		return g_s0[4 * p->ball + 2 + p->axis];
-	default:
-		return g_u[2 * ((gsize)p->step * (gsize)scene->ball_count + (gsize)p->ball) + (gsize)p->axis];
-	}
-}
-
 static void compute_gradients(ClLessonResult *r, guint slot, int backend)
 {
 	const ClScene *scene = r->step->scene;
@@ -135,7 +123,7 @@ static void compute_gradients(ClLessonResult *r, guint slot, int backend)
 		double h = cl_fd_step(scene, backend, &p);
 		double fd = ran ? cl_finite_difference(scene, backend, &p, h, NULL) : NAN;
 		r->fd[slot * cols + c] = fd;
-		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? adjoint_entry(scene, &p, g_s0, g_u) : fd;
+		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? *cl_param_slot(scene, &p, g_s0, g_u) : fd;
 	}
 	g_free(g_s0);
 	g_free(g_u);
@@ -219,7 +207,7 @@ static gboolean compute_learning(const ClLessonStep *step, int backend, ClLesson
 		cl_optimize_apply(learned, params, count, result.parameters);
 		ClStatus status;
 		l->final_loss = loss_under(learned, backend, &status, &l->contacts);
-		l->exact_loss = loss_under(learned, cl_backend_find("exact"), &status, NULL);
+		l->exact_loss = loss_under(learned, cl_backend_reference(), &status, NULL);
 		cl_scene_free(learned);
 	}
 	cl_optimize_result_clear(&result);
@@ -244,10 +232,8 @@ static void compute_perturbation(const ClLessonStep *step, int backend, ClLesson
 	/* the direction e_θ in (s0, u) */
 	int ns = cl_state_size(scene);
 	double *ds0 = g_new0(double, (gsize)ns), *du = g_new0(double, (gsize)cl_control_size(scene) + 1);
-	if (p.target == CL_PARAM_POSITION || p.target == CL_PARAM_VELOCITY)
-		ds0[4 * p.ball + (p.target == CL_PARAM_VELOCITY ? 2 : 0) + p.axis] = 1;
-	else
-		du[2 * ((gsize)p.step * (gsize)scene->ball_count + (gsize)p.ball) + (gsize)p.axis] = 1;
+	if (cl_param_has_adjoint(&p))
+		*cl_param_slot(scene, &p, ds0, du) = 1;
 	out->ds_final = g_new0(double, (gsize)ns);
 	if (cl_rollout_steps_done(out->rollouts[1]) == scene->steps)
 		cl_rollout_jvp(out->rollouts[1], ds0, du, out->ds_final);

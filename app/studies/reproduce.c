@@ -198,10 +198,7 @@ static void derivative_row(const ClScene *scene, const Gradient *g, const char *
 		g_free(text);
 		return;
 	}
-	if (param.target == CL_PARAM_CONTROL)
-		row->ours = g->g_u[2 * ((gsize)param.step * (gsize)scene->ball_count + (gsize)param.ball) + (gsize)param.axis];
-	else
-		row->ours = g->g_s0[4 * param.ball + (param.target == CL_PARAM_VELOCITY ? 2 : 0) + param.axis];
+	row->ours = *cl_param_slot(scene, &param, g->g_s0, g->g_u);
 	if (g->status.code != CL_STATUS_OK) {
 		char *text = status_text(backend_id, &g->status);
 		set_message(row, "warning: %s", text);
@@ -237,7 +234,7 @@ static void compute_optimization(const ClScene *scene, int backend, Optimization
 		return;
 	}
 	/* a backend can look good only under its own biased dynamics */
-	int exact = cl_backend_find("exact");
+	int exact = cl_backend_reference();
 	ClScene *learned = cl_scene_copy(scene);
 	cl_optimize_apply(learned, o->params, o->count, o->result.parameters);
 	ClRollout *rollout = cl_rollout_new(learned, exact);

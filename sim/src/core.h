@@ -12,21 +12,25 @@
  * A step's linearisation is recorded as one or more factors, applied in
  * order: s_out = A·s_in + B·u_n. A factor is either a drift (every ball moves
  * for τ under constant acceleration: the exact backend's smooth segments) or a
- * list of blocks. Blocks are per ball pair: A(row, col) is 4×4 (d s'_row /
- * d s_col), B(row, col) is 4×2 (d s'_row / d u_col), both row-major. A ball
- * row that has no A block in a factor passes through unchanged (identity);
- * a row with any A block is exactly the sum of its blocks. So contacts add
- * pair blocks and memory grows with balls + contacts, never balls².
+ * list of blocks. Blocks are per ball pair: A(row, col) is d s'_row / d s_col
+ * over one ball's CL_BALL_STATE numbers, B(row, col) is d s'_row / d u_col
+ * (CL_BALL_STATE × 2), both row-major: entry (r, c) of an A block is
+ * m[CL_A(r, c)], of a B block m[2r + c]. A ball row that has no A block in a
+ * factor passes through unchanged (identity); a row with any A block is
+ * exactly the sum of its blocks. So contacts add pair blocks and memory grows
+ * with balls + contacts, never balls².
  */
+
+#define CL_A(r, c) (CL_BALL_STATE * (r) + (c))
 
 typedef struct ClBlockA {
 	int row, col;
-	double m[16];
+	double m[CL_BALL_STATE * CL_BALL_STATE];
 } ClBlockA;
 
 typedef struct ClBlockB {
 	int row, col;
-	double m[8];
+	double m[CL_BALL_STATE * 2];
 } ClBlockB;
 
 typedef enum ClFactorKind {
@@ -80,10 +84,15 @@ void cl_tape_factor(ClTape *tape);
 /* Adds a zeroed block to the current factor and returns it to be filled. */
 double *cl_tape_a(ClTape *tape, int row, int col);
 double *cl_tape_b(ClTape *tape, int row, int col);
+/* Adds the identity as ball's A block to the current factor and returns it
+ * to be filled further (the free-motion block of a backend without rotation,
+ * whose spin passes through). */
+double *cl_tape_a_identity(ClTape *tape, int ball);
 /* Adds a drift factor: p += τv + ½τ²u/m, v += τu/m for every ball. */
 void cl_tape_drift(ClTape *tape, double tau);
-/* Scatters a dense Jacobian of k balls (A: 4k×4k, B: 4k×2k, row-major) as a
- * new factor, skipping zero blocks but keeping every diagonal one. */
+/* Scatters a dense Jacobian of k balls (A: nk×nk, B: nk×2k, row-major, n =
+ * CL_BALL_STATE) as a new factor, skipping zero blocks but keeping every
+ * diagonal one. */
 void cl_tape_dense(ClTape *tape, const int *balls, int k, const double *A, const double *B);
 
 /* λ ← Fᵀλ over the factors of one step, adding Bᵀλ to g_u (2 per ball). */

@@ -111,8 +111,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		return false;
 	}
 	/* a float32 peer stores its parameters in float32 and updates them there */
-	double precision = cl_scene_backend_param(scene, backend, "precision");
-	bool f32 = precision == CL_PRECISION_FLOAT32;
+	bool f32 = cl_backend_is_float32(scene, backend);
 	int ns = cl_state_size(scene), nu = cl_control_size(scene);
 	/* its arrays and its recording rollout, before any is allocated */
 	size_t bytes = sizeof(double) * (2 * ((size_t)ns + (size_t)nu) + 3 * (size_t)count + (size_t)def->iterations) +

@@ -237,3 +237,67 @@ bool cl_param_has_adjoint(const ClParam *param)
 	return param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY ||
 		   param->target == CL_PARAM_CONTROL;
 }
+
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
+{
+	if (param->target == CL_PARAM_CONTROL)
+		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
+	return s0 + CL_BALL_STATE * (size_t)param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) +
+		   (size_t)param->axis;
+}
+
+/* Appends p when there is room; counts it either way. */
+static void put(ClParam *out, int capacity, int *count, ClParamTarget target, int ball, int axis)
+{
+	if (out && *count < capacity)
+		out[*count] = (ClParam){.target = target, .ball = ball, .step = 0, .axis = axis};
+	(*count)++;
+}
+
+int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *out, int capacity)
+{
+	int count = 0;
+	for (int b = 0; b < scene->ball_count; b++) {
+		if (ball >= 0 && b != ball)
+			continue;
+		if (groups & CL_PARAMS_INITIAL_STATE)
+			for (int axis = 0; axis < 4; axis++)
+				put(out, capacity, &count, axis < 2 ? CL_PARAM_POSITION : CL_PARAM_VELOCITY, b, axis % 2);
+		if (groups & CL_PARAMS_FIRST_CONTROL)
+			for (int axis = 0; axis < 2; axis++)
+				put(out, capacity, &count, CL_PARAM_CONTROL, b, axis);
+		if (groups & CL_PARAMS_BALL_PHYSICS) {
+			put(out, capacity, &count, CL_PARAM_RADIUS, b, 0);
+			put(out, capacity, &count, CL_PARAM_MASS, b, 0);
+		}
+	}
+	if (groups & CL_PARAMS_GLOBAL) {
+		put(out, capacity, &count, CL_PARAM_ELASTICITY, -1, 0);
+		put(out, capacity, &count, CL_PARAM_FRICTION, -1, 0);
+		put(out, capacity, &count, CL_PARAM_GRAVITY, -1, 0);
+		put(out, capacity, &count, CL_PARAM_GRAVITY, -1, 1);
+		put(out, capacity, &count, CL_PARAM_DURATION, -1, 0);
+	}
+	return count;
+}
+
+ClParam *cl_scene_params_new(const ClScene *scene, unsigned groups, int ball, int *count)
+{
+	*count = cl_scene_params(scene, groups, ball, NULL, 0);
+	ClParam *params = cl_calloc((size_t)*count, sizeof *params);
+	if (!params)
+		*count = 0;
+	else
+		cl_scene_params(scene, groups, ball, params, *count);
+	return params;
+}
+
+bool cl_scene_ball_matters(const ClScene *scene, int ball)
+{
+	if (scene->balls[ball].control_kind != CL_CONTROL_NONE)
+		return true;
+	for (int i = 0; i < scene->loss_count; i++)
+		if (scene->loss[i].ball == ball)
+			return true;
+	return false;
+}

@@ -24,10 +24,33 @@ int cl_backend_count(void)
 	return (int)(sizeof backends / sizeof backends[0]);
 }
 
+int cl_backend_reference(void)
+{
+	for (int i = 0; i < cl_backend_count(); i++)
+		if (backends[i]->info.reference)
+			return i;
+	return -1;
+}
+
+bool cl_backend_is_reference(int backend)
+{
+	const ClBackendInfo *info = cl_backend_info(backend);
+	return info && info->reference;
+}
+
+int cl_backend_precision_param(int backend)
+{
+	const ClBackendInfo *info = cl_backend_info(backend);
+	for (int i = 0; info && i < info->param_count; i++)
+		if (info->params[i].choices == cl_precision_choices)
+			return i;
+	return -1;
+}
+
 bool cl_backend_is_float32(const ClScene *scene, int backend)
 {
-	return cl_backend_param_find(backend, "precision") >= 0 &&
-		   cl_scene_backend_param(scene, backend, "precision") == CL_PRECISION_FLOAT32;
+	int k = cl_backend_precision_param(backend);
+	return k >= 0 && scene->backend_params[backend].values[k] == CL_PRECISION_FLOAT32;
 }
 
 const ClBackend *cl_backend_get(int backend)

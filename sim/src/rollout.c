@@ -202,6 +202,11 @@ void cl_step_contact(ClStepContext *ctx, double time, int ball, int other)
 	r->events[r->event_count++] = (ClContactEvent){.step = ctx->step, .time = time, .ball = ball, .other = other};
 }
 
+static const char *state_component(int i)
+{
+	return i % CL_BALL_STATE < 2 ? "position" : "velocity";
+}
+
 /* Generic guard: a blown-up or NaN state stops the run with a reason. */
 static void check_state(ClStepContext *ctx, const double *s)
 {
@@ -209,7 +214,7 @@ static void check_state(ClStepContext *ctx, const double *s)
 	for (int i = 0; i < ctx->rollout->state_size; i++) {
 		if (!isfinite(s[i])) {
 			cl_step_fail(ctx, CL_STATUS_NOT_FINITE, "ball \"%s\": %s became %g at step %d (t = %g s)",
-						 scene->balls[i / 4].id, (i % 4) < 2 ? "position" : "velocity", s[i], ctx->step,
+						 scene->balls[i / CL_BALL_STATE].id, state_component(i), s[i], ctx->step,
 						 (ctx->step + 1) * ctx->dt);
 			return;
 		}
@@ -217,7 +222,7 @@ static void check_state(ClStepContext *ctx, const double *s)
 			cl_step_fail(ctx, CL_STATUS_DIVERGED,
 						 "ball \"%s\": %s exceeded %g at step %d (t = %g s): the simulation diverged "
 						 "(stiffness too large for this dt?)",
-						 scene->balls[i / 4].id, (i % 4) < 2 ? "position" : "velocity", CL_DIVERGENCE_LIMIT,
+						 scene->balls[i / CL_BALL_STATE].id, state_component(i), CL_DIVERGENCE_LIMIT,
 						 ctx->step, (ctx->step + 1) * ctx->dt);
 			return;
 		}
@@ -291,6 +296,16 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 	return r->status.code == CL_STATUS_OK;
 }
 
+const ClScene *cl_rollout_scene(const ClRollout *r)
+{
+	return r->scene;
+}
+
+int cl_rollout_backend(const ClRollout *r)
+{
+	return r->backend_index;
+}
+
 const ClStatus *cl_rollout_status(const ClRollout *r)
 {
 	return &r->status;
@@ -337,21 +352,21 @@ double cl_loss(const ClScene *scene, const double *s, const double *u, double *d
 	double loss = 0.0;
 	for (int k = 0; k < scene->loss_count; k++) {
 		const ClLossTerm *t = &scene->loss[k];
-		const double *p = s + 4 * t->ball;
+		const double *p = s + CL_BALL_STATE * t->ball;
 		switch (t->type) {
 		case CL_LOSS_FINAL_POSITION: {
 			double dx = p[0] - t->target.x, dy = p[1] - t->target.y;
 			loss += t->weight * (dx * dx + dy * dy);
 			if (dl_ds) {
-				dl_ds[4 * t->ball] += 2.0 * t->weight * dx;
-				dl_ds[4 * t->ball + 1] += 2.0 * t->weight * dy;
+				dl_ds[CL_BALL_STATE * t->ball] += 2.0 * t->weight * dx;
+				dl_ds[CL_BALL_STATE * t->ball + 1] += 2.0 * t->weight * dy;
 			}
 			break;
 		}
 		case CL_LOSS_FINAL_COORDINATE:
 			loss += t->weight * p[t->axis];
 			if (dl_ds)
-				dl_ds[4 * t->ball + t->axis] += t->weight;
+				dl_ds[CL_BALL_STATE * t->ball + t->axis] += t->weight;
 			break;
 		case CL_LOSS_CONTROL_EFFORT:
 			for (int n = 0; n < scene->steps; n++) {
@@ -471,12 +486,4 @@ double cl_finite_difference(const ClScene *scene, int backend, const ClParam *pa
 	double plus = loss_at(scene, backend, param, x + h, status);
 	double minus = loss_at(scene, backend, param, x - h, status);
 	return (plus - minus) / (2.0 * h);
-}
-
-double cl_fd_step(const ClScene *scene, int backend, const ClParam *param)
-{
-	double base = cl_backend_is_float32(scene, backend) ? 1e-4 : 1e-6;
-	if (param->target == CL_PARAM_CONTROL)
-		base /= cl_scene_dt(scene);
-	return base * fmax(1.0, fabs(cl_param_get(scene, param)));
 }

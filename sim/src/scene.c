@@ -225,10 +225,11 @@ void cl_scene_initial_state(const ClScene *scene, double *s0)
 {
 	for (int i = 0; i < scene->ball_count; i++) {
 		const ClBall *ball = &scene->balls[i];
-		s0[4 * i + 0] = ball->position.x;
-		s0[4 * i + 1] = ball->position.y;
-		s0[4 * i + 2] = ball->velocity.x;
-		s0[4 * i + 3] = ball->velocity.y;
+		double *s = s0 + CL_BALL_STATE * i;
+		s[0] = ball->position.x;
+		s[1] = ball->position.y;
+		s[2] = ball->velocity.x;
+		s[3] = ball->velocity.y;
 	}
 }
 

@@ -108,6 +108,14 @@ double *cl_tape_b(ClTape *tape, int row, int col)
 	return block->m;
 }
 
+double *cl_tape_a_identity(ClTape *tape, int ball)
+{
+	double *m = cl_tape_a(tape, ball, ball);
+	for (int k = 0; k < CL_BALL_STATE; k++)
+		m[CL_A(k, k)] = 1.0;
+	return m;
+}
+
 void cl_tape_drift(ClTape *tape, double tau)
 {
 	push_factor(tape, CL_FACTOR_DRIFT, tau);
@@ -123,36 +131,47 @@ static bool all_zero(const double *m, int n)
 
 void cl_tape_dense(ClTape *tape, const int *balls, int k, const double *A, const double *B)
 {
+	enum { N = CL_BALL_STATE };
 	cl_tape_factor(tape);
-	int stride_a = 4 * k, stride_b = 2 * k;
+	int stride_a = N * k, stride_b = 2 * k;
 	for (int i = 0; i < k; i++) {
 		for (int j = 0; j < k; j++) {
-			double m[16];
-			for (int r = 0; r < 4; r++)
-				for (int c = 0; c < 4; c++)
-					m[4 * r + c] = A[(4 * i + r) * stride_a + 4 * j + c];
-			if (i == j || !all_zero(m, 16))
+			double m[N * N];
+			for (int r = 0; r < N; r++)
+				for (int c = 0; c < N; c++)
+					m[CL_A(r, c)] = A[(N * i + r) * stride_a + N * j + c];
+			if (i == j || !all_zero(m, N * N))
 				memcpy(cl_tape_a(tape, balls[i], balls[j]), m, sizeof m);
 			if (!B)
 				continue;
-			double mb[8];
-			for (int r = 0; r < 4; r++)
+			double mb[2 * N];
+			for (int r = 0; r < N; r++)
 				for (int c = 0; c < 2; c++)
-					mb[2 * r + c] = B[(4 * i + r) * stride_b + 2 * j + c];
-			if (!all_zero(mb, 8))
+					mb[2 * r + c] = B[(N * i + r) * stride_b + 2 * j + c];
+			if (!all_zero(mb, 2 * N))
 				memcpy(cl_tape_b(tape, balls[i], balls[j]), mb, sizeof mb);
 		}
 	}
 }
 
-/* scratch: 4·balls doubles + balls bytes' worth of doubles (row marks) */
+/* Σ_r m[r·stride]·x[r] over a ball's state, summed in index order. */
+static double ball_dot(const double *m, int stride, const double *x)
+{
+	double sum = m[0] * x[0];
+	for (int r = 1; r < CL_BALL_STATE; r++)
+		sum += m[r * stride] * x[r];
+	return sum;
+}
+
+/* scratch: the state size in doubles */
 static void adjoint_factor(const ClTape *tape, const ClFactor *f, double *lambda, double *g_u, double *scratch)
 {
+	enum { N = CL_BALL_STATE };
 	int n = tape->ball_count;
 	if (f->kind == CL_FACTOR_DRIFT) {
 		double tau = f->tau;
 		for (int i = 0; i < n; i++) {
-			double *l = lambda + 4 * i;
+			double *l = lambda + N * i;
 			double w = tape->inverse_mass[i];
 			g_u[2 * i] += (0.5 * tau * tau * l[0] + tau * l[2]) * w;
 			g_u[2 * i + 1] += (0.5 * tau * tau * l[1] + tau * l[3]) * w;
@@ -163,35 +182,36 @@ static void adjoint_factor(const ClTape *tape, const ClFactor *f, double *lambda
 	}
 	for (int k = 0; k < f->b_count; k++) {
 		const ClBlockB *b = &tape->b[f->b_begin + k];
-		const double *l = lambda + 4 * b->row;
+		const double *l = lambda + N * b->row;
 		for (int c = 0; c < 2; c++)
-			g_u[2 * b->col + c] += b->m[c] * l[0] + b->m[2 + c] * l[1] + b->m[4 + c] * l[2] + b->m[6 + c] * l[3];
+			g_u[2 * b->col + c] += ball_dot(b->m + c, 2, l);
 	}
 	if (f->a_count == 0)
 		return;
 	/* λ_in = λ_out on untouched rows; touched rows get only Aᵀλ_out. */
 	double *out = scratch;
-	memcpy(out, lambda, sizeof(double) * 4 * (size_t)n);
+	memcpy(out, lambda, sizeof(double) * N * (size_t)n);
 	for (int k = 0; k < f->a_count; k++) {
 		int row = tape->a[f->a_begin + k].row;
-		memset(lambda + 4 * row, 0, sizeof(double) * 4);
+		memset(lambda + N * row, 0, sizeof(double) * N);
 	}
 	for (int k = 0; k < f->a_count; k++) {
 		const ClBlockA *a = &tape->a[f->a_begin + k];
-		const double *l = out + 4 * a->row;
-		double *t = lambda + 4 * a->col;
-		for (int c = 0; c < 4; c++)
-			t[c] += a->m[c] * l[0] + a->m[4 + c] * l[1] + a->m[8 + c] * l[2] + a->m[12 + c] * l[3];
+		const double *l = out + N * a->row;
+		double *t = lambda + N * a->col;
+		for (int c = 0; c < N; c++)
+			t[c] += ball_dot(a->m + c, N, l);
 	}
 }
 
 static void forward_factor(const ClTape *tape, const ClFactor *f, double *ds, const double *du, double *scratch)
 {
+	enum { N = CL_BALL_STATE };
 	int n = tape->ball_count;
 	if (f->kind == CL_FACTOR_DRIFT) {
 		double tau = f->tau;
 		for (int i = 0; i < n; i++) {
-			double *d = ds + 4 * i;
+			double *d = ds + N * i;
 			double w = tape->inverse_mass[i];
 			double ax = du ? du[2 * i] * w : 0.0, ay = du ? du[2 * i + 1] * w : 0.0;
 			d[0] += tau * d[2] + 0.5 * tau * tau * ax;
@@ -202,23 +222,28 @@ static void forward_factor(const ClTape *tape, const ClFactor *f, double *ds, co
 		return;
 	}
 	double *in = scratch;
-	memcpy(in, ds, sizeof(double) * 4 * (size_t)n);
+	memcpy(in, ds, sizeof(double) * N * (size_t)n);
 	for (int k = 0; k < f->a_count; k++)
-		memset(ds + 4 * tape->a[f->a_begin + k].row, 0, sizeof(double) * 4);
+		memset(ds + N * tape->a[f->a_begin + k].row, 0, sizeof(double) * N);
 	for (int k = 0; k < f->a_count; k++) {
 		const ClBlockA *a = &tape->a[f->a_begin + k];
-		const double *x = in + 4 * a->col;
-		double *y = ds + 4 * a->row;
-		for (int r = 0; r < 4; r++)
-			y[r] += a->m[4 * r] * x[0] + a->m[4 * r + 1] * x[1] + a->m[4 * r + 2] * x[2] + a->m[4 * r + 3] * x[3];
+		const double *x = in + N * a->col;
+		double *y = ds + N * a->row;
+		for (int r = 0; r < N; r++) {
+			const double *m = a->m + N * r;
+			double sum = m[0] * x[0];
+			for (int c = 1; c < N; c++)
+				sum += m[c] * x[c];
+			y[r] += sum;
+		}
 	}
 	if (!du)
 		return;
 	for (int k = 0; k < f->b_count; k++) {
 		const ClBlockB *b = &tape->b[f->b_begin + k];
 		const double *x = du + 2 * b->col;
-		double *y = ds + 4 * b->row;
-		for (int r = 0; r < 4; r++)
+		double *y = ds + N * b->row;
+		for (int r = 0; r < N; r++)
 			y[r] += b->m[2 * r] * x[0] + b->m[2 * r + 1] * x[1];
 	}
 }

@@ -30,18 +30,7 @@ double cl_test_gradient(const ClScene *scene, int backend, const char *name)
 	double *g_s = xcalloc((size_t)cl_state_size(scene), sizeof(double));
 	double *g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
 	cl_rollout_gradient(r, g_s, g_u);
-	double value = 0.0;
-	switch (p.target) {
-	case CL_PARAM_POSITION:
-		value = g_s[4 * p.ball + p.axis];
-		break;
-	case CL_PARAM_VELOCITY:
-		value = g_s[4 * p.ball + 2 + p.axis];
-		break;
-	default:
-		value = g_u[2 * (p.step * scene->ball_count + p.ball) + p.axis];
-		break;
-	}
+	double value = *cl_param_slot(scene, &p, g_s, g_u);
 	free(g_s);
 	free(g_u);
 	cl_rollout_free(r);
@@ -165,7 +154,7 @@ ClScene *cl_test_step_scene(const ClTestStepCase *c, const char *backend)
 void cl_test_step_inputs(const ClTestStepCase *c, double *s0, double *u)
 {
 	for (int i = 0; i < c->ball_count; i++) {
-		memcpy(s0 + 4 * i, c->balls[i].state, sizeof c->balls[i].state);
+		memcpy(s0 + CL_BALL_STATE * i, c->balls[i].state, sizeof c->balls[i].state);
 		memcpy(u + 2 * i, c->balls[i].control, sizeof c->balls[i].control);
 	}
 }

@@ -28,7 +28,7 @@ bool cl_test_deterministic(const ClScene *scene, int backend, int *contacts);
 /* A one-step scene: up to 3 balls and 2 walls, gravity (0.3, −9.8). */
 typedef struct ClTestStepBall {
 	double radius, mass;
-	double state[4];
+	double state[CL_BALL_STATE];
 	double control[2];
 } ClTestStepBall;
 

@@ -166,10 +166,13 @@ static inline double cl_scene_dt(const ClScene *scene)
 	return scene->duration / scene->steps;
 }
 
-/* 4 numbers per ball: [px py vx vy]. */
+/* The state is one flat array, CL_BALL_STATE numbers per ball, ball i from
+ * index CL_BALL_STATE·i: position (x, y), velocity (x, y). */
+enum { CL_BALL_STATE = 4 };
+
 static inline int cl_state_size(const ClScene *scene)
 {
-	return 4 * scene->ball_count;
+	return CL_BALL_STATE * scene->ball_count;
 }
 
 /* 2 numbers per ball per control interval; every ball has a slot. */
@@ -224,23 +227,35 @@ double cl_param_get(const ClScene *scene, const ClParam *param);
 bool cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
-/* Where such a parameter lives in an initial state s0 (cl_state_size) and
- * controls u (cl_control_size), or in their gradients; NULL for others.
- * Inline: the optimizer calls it for every parameter in every iteration. */
-static inline double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
-{
-	size_t per_ball = scene->ball_count ? (size_t)cl_state_size(scene) / (size_t)scene->ball_count : 0;
-	switch (param->target) {
-	case CL_PARAM_POSITION:
-		return s0 + per_ball * (size_t)param->ball + (size_t)param->axis;
-	case CL_PARAM_VELOCITY:
-		return s0 + per_ball * (size_t)param->ball + 2 + (size_t)param->axis;
-	case CL_PARAM_CONTROL:
-		return u + 2 * ((size_t)param->step * (size_t)scene->ball_count + (size_t)param->ball) + (size_t)param->axis;
-	default:
-		return NULL;
-	}
-}
+/* Where a parameter with an adjoint lives in a rollout's initial state s0
+ * and controls u, or likewise in its gradient (dL/ds0, dL/du): a pointer
+ * into one of the two arrays. */
+double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u);
+
+/* Groups of the scalar parameters a scene offers. */
+typedef enum ClParamGroup {
+	CL_PARAMS_INITIAL_STATE = 1 << 0, /* each ball's position.x|y, velocity.x|y */
+	CL_PARAMS_FIRST_CONTROL = 1 << 1, /* each ball's control[0].x|y */
+	CL_PARAMS_BALL_PHYSICS = 1 << 2,  /* each ball's radius, mass */
+	CL_PARAMS_GLOBAL = 1 << 3,        /* elasticity, friction, gravity.x|y, duration */
+	/* the gradient table's columns, the perturbation and convergence choices */
+	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
+	/* what a heatmap axis can vary */
+	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL,
+} ClParamGroup;
+
+/* The one enumeration of a scene's parameters, in a fixed order (ball by
+ * ball: position, velocity, control[0], radius, mass; then the globals), of
+ * the groups asked for; ball ≥ 0 keeps that ball's only (globals stay).
+ * Writes up to capacity into out (which may be NULL) and returns how many
+ * there are. */
+int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *out, int capacity);
+/* The same in a new array (free() it), *count its length; NULL and 0 when
+ * out of memory. */
+ClParam *cl_scene_params_new(const ClScene *scene, unsigned groups, int ball, int *count);
+/* True when the ball takes part in the loss or is actuated: the balls whose
+ * columns a big scene's gradient table shows first. */
+bool cl_scene_ball_matters(const ClScene *scene, int ball);
 
 /* --------------------------------------------------------------- backends */
 
@@ -270,6 +285,11 @@ typedef struct ClBackendInfo {
 	const char *family;  /* "impulse", "lcp", "convex", "compliant", "pbd", "exact" */
 	const char *mirrors; /* "DiffTaichi", "analytical gradients", … */
 	bool toi;
+	/* The same peer's model with the other TOI setting ("impulse" for
+	 * "impulse-toi" and back), NULL when there is none. */
+	const char *twin;
+	/* The ground truth every other backend is judged against (exact). */
+	bool reference;
 	/* false when the peer's gradient is not the derivative of its own forward
 	 * map (Nimble's hand-written Jacobian): then it differs from FD. */
 	bool gradient_is_derivative;
@@ -284,6 +304,12 @@ int cl_backend_count(void);
 bool cl_backend_is_float32(const ClScene *scene, int backend);
 const ClBackendInfo *cl_backend_info(int backend);
 int cl_backend_find(const char *id); /* −1 when unknown */
+/* The reference backend's index (the one with info->reference). */
+int cl_backend_reference(void);
+bool cl_backend_is_reference(int backend);
+/* Index of the backend's precision parameter (the one choosing among
+ * cl_precision_choices), −1 when it always computes in float64. */
+int cl_backend_precision_param(int backend);
 int cl_backend_param_find(int backend, const char *name);
 /* The scene's value of a backend parameter (its default unless set). */
 double cl_scene_backend_param(const ClScene *scene, int backend, const char *name);
@@ -350,6 +376,8 @@ void cl_rollout_free(ClRollout *rollout);
  * when the status is not ok (the trajectory up to that step is kept). */
 bool cl_rollout_run(ClRollout *rollout, const double *s0, const double *u, bool record);
 
+const ClScene *cl_rollout_scene(const ClRollout *rollout);
+int cl_rollout_backend(const ClRollout *rollout);
 const ClStatus *cl_rollout_status(const ClRollout *rollout);
 /* (steps + 1) × state size. */
 const double *cl_rollout_states(const ClRollout *rollout);
@@ -372,15 +400,7 @@ double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double 
 /* The loss of a final state and controls, and its partial derivatives. */
 double cl_loss(const ClScene *scene, const double *s_final, const double *u, double *dl_ds, double *dl_du);
 
-/* ------------------------------------------------------- gradients, named */
-
-/* dL/d(param) by the adjoint (initial state, controls) or, for other
- * parameters, by central differences. */
-typedef struct ClGradient {
-	double loss;
-	double value;
-	ClStatus status;
-} ClGradient;
+/* ------------------------------------------------------------ gradients */
 
 /* Central finite difference of the backend's own forward map:
  * (L(θ+h) − L(θ−h)) / 2h. */
@@ -395,6 +415,51 @@ double cl_finite_difference(const ClScene *scene, int backend, const ClParam *pa
  * against an adjoint of 0.95). A control's step is divided by dt: a force
  * acts through dt, so h/dt moves the state as much as a velocity step of h. */
 double cl_fd_step(const ClScene *scene, int backend, const ClParam *param);
+
+/* One derivative of a gradient row. */
+typedef struct ClGradientCell {
+	double adjoint;         /* the backend's own gradient; NAN without one or when the run stopped */
+	double fd;              /* its central difference; NAN until taken */
+	double fd_step;         /* h of that difference; 0 when none was asked for */
+	ClStatusCode fd_status; /* the worse status of its two runs */
+} ClGradientCell;
+
+/* A backend's loss and derivatives with respect to a list of parameters:
+ * what the gradient table, the CLI, lessons and reproduce show. */
+typedef struct ClGradientRow {
+	int backend;
+	ClStatus status; /* of the recorded run */
+	bool complete;   /* every step simulated (ok or a warning): loss and gradients exist */
+	double loss;
+	int count;
+	ClGradientCell *cells; /* count entries, owned (cl_gradient_row_clear) */
+} ClGradientRow;
+
+/* Which central differences are taken beside the adjoints. */
+typedef enum ClFdChoice {
+	CL_FD_NONE, /* adjoints only */
+	CL_FD_AUTO, /* all when there are at most CL_FD_AUTO_ALL parameters, else those of the balls that matter */
+	CL_FD_ALL,
+	CL_FD_CHOICE_COUNT
+} ClFdChoice;
+
+#define CL_FD_AUTO_ALL 60
+
+const char *cl_fd_choice_name(ClFdChoice choice); /* "none", "auto", "all" */
+int cl_fd_choice_find(const char *name);          /* −1 when unknown */
+/* Whether choice differences parameter k of params. */
+bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *params, int count, int k);
+
+/* Loss and adjoints from a rollout run with record = true: a row of count
+ * cells with no differences taken yet. */
+void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count);
+/* Takes cell k's central difference (step cl_fd_step); a run that stopped
+ * has no loss to difference, so there fd stays NAN. */
+void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClParam *params, int k);
+/* The whole row: a recorded run, its adjoints, and the differences fd asks for. */
+void cl_gradient_row_compute(ClGradientRow *row, const ClScene *scene, int backend, const ClParam *params, int count,
+							 ClFdChoice fd);
+void cl_gradient_row_clear(ClGradientRow *row);
 
 /* ------------------------------------------------------------ optimization */
 

@@ -237,9 +237,9 @@ void brax_seed(BraxModel *m, int first, int count)
 		m->in_v[i] = value_vec(A, m->v + 2 * i);
 	}
 	for (int k = 0; k < count; k++) {
-		int column = first + k, i = m->touched_balls[column / 4];
-		ClDual *seeded[4] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
-		seeded[column % 4]->d[k] = 1.0;
+		int column = first + k, i = m->touched_balls[column / CL_BALL_STATE];
+		ClDual *seeded[CL_BALL_STATE] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
+		seeded[column % CL_BALL_STATE]->d[k] = 1.0;
 	}
 	/* the contact pass sees the state after the kinetic update, so the start
 	 * of the half-step is p − h·v there */
@@ -391,9 +391,9 @@ static void pending_flush(BraxWorkspace *w, ClTape *tape)
 	cl_tape_factor(tape);
 	for (int i = 0; i < m->ball_count; i++) {
 		double *a = cl_tape_a(tape, i, i);
-		a[0] = a[5] = 1.0;
-		a[2] = a[7] = w->a01;
-		a[10] = a[15] = w->a11;
+		a[CL_A(0, 0)] = a[CL_A(1, 1)] = 1.0;
+		a[CL_A(0, 2)] = a[CL_A(1, 3)] = w->a01;
+		a[CL_A(2, 2)] = a[CL_A(3, 3)] = w->a11;
 		double inverse_mass = 1.0 / m->balls[i].mass;
 		double *b = cl_tape_b(tape, i, i);
 		b[0] = b[3] = w->b0 * inverse_mass;
@@ -427,7 +427,7 @@ static int collect_touched(BraxModel *m)
 static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
 {
 	BraxModel *m = &w->model;
-	int size = 4 * count;
+	int size = CL_BALL_STATE * count;
 	if (size * size > m->jacobian_capacity) {
 		free(m->jacobian);
 		m->jacobian_capacity = size * size;
@@ -442,7 +442,7 @@ static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 		collide(m, false);
 		for (int r = 0; r < count; r++) {
 			int i = m->touched_balls[r];
-			double *row = m->jacobian + (size_t)(4 * r) * (size_t)size + first;
+			double *row = m->jacobian + (size_t)(CL_BALL_STATE * r) * (size_t)size + first;
 			for (int k = 0; k < live; k++) {
 				row[k] = m->out_p[i].x.d[k];
 				row[size + k] = m->out_p[i].y.d[k];
@@ -548,8 +548,8 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 		prepare(m, ctx);
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
-			m->p[2 * i + k] = cl_round(m->f32, s[4 * i + k]);
-			m->v[2 * i + k] = cl_round(m->f32, s[4 * i + 2 + k]);
+			m->p[2 * i + k] = cl_round(m->f32, s[CL_BALL_STATE * i + k]);
+			m->v[2 * i + k] = cl_round(m->f32, s[CL_BALL_STATE * i + 2 + k]);
 		}
 	}
 	w->pending = false;
@@ -566,8 +566,8 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 	pending_flush(w, ctx->tape);
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
-			s_next[4 * i + k] = m->p[2 * i + k];
-			s_next[4 * i + 2 + k] = m->v[2 * i + k];
+			s_next[CL_BALL_STATE * i + k] = m->p[2 * i + k];
+			s_next[CL_BALL_STATE * i + 2 + k] = m->v[2 * i + k];
 		}
 	}
 }

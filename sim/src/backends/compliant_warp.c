@@ -167,7 +167,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 	if (tape)
 		cl_tape_factor(tape);
 	for (int i = 0; i < W->balls; i++) {
-		const double *si = s + 4 * i;
+		const double *si = s + CL_BALL_STATE * i;
 		double x[2] = {cl_round(f32, si[0]), cl_round(f32, si[1])};
 		double v[2] = {cl_round(f32, si[2]), cl_round(f32, si[3])};
 		double f[2] = {cl_round(f32, u[2 * i]), cl_round(f32, u[2 * i + 1])};
@@ -198,7 +198,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		for (int j = 0; j < W->balls; j++) {
 			if (j == i)
 				continue;
-			const double *sj = s + 4 * j;
+			const double *sj = s + CL_BALL_STATE * j;
 			double radii = cl_round(f32, W->bodies.radius[i] + W->bodies.radius[j]);
 			double xj[2] = {cl_round(f32, sj[0]), cl_round(f32, sj[1])};
 			bool active = in_contact(W, warp_pair_gap(f32, x[0], x[1], xj[0], xj[1], radii));
@@ -223,7 +223,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		}
 
 		/* Warp: v1 = v0 + (f·w + g·step(−w))·dt, x1 = x0 + v1·dt */
-		double *out = s_next + 4 * i;
+		double *out = s_next + CL_BALL_STATE * i;
 		for (int r = 0; r < 2; r++) {
 			double a = cl_round(f32, cl_round(f32, f[r] * w) + W->gravity[r]);
 			out[2 + r] = cl_round(f32, v[r] + cl_round(f32, a * dt));
@@ -232,13 +232,13 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		if (!tape)
 			continue;
 		/* dv' = dv + dt·w·df, dx' = dx + dt·dv' */
-		double *A = cl_tape_a(tape, i, i);
+		double *A = cl_tape_a_identity(tape, i);
 		double *B = cl_tape_b(tape, i, i);
 		for (int r = 0; r < 2; r++) {
 			for (int c = 0; c < 4; c++) {
 				double dv = (c == 2 + r ? 1.0 : 0.0) + dt * w * own[4 * r + c];
-				A[4 * (2 + r) + c] = dv;
-				A[4 * r + c] = (c == r ? 1.0 : 0.0) + dt * dv;
+				A[CL_A(2 + r, c)] = dv;
+				A[CL_A(r, c)] = (c == r ? 1.0 : 0.0) + dt * dv;
 			}
 			B[2 * (2 + r) + r] = dt * w;
 			B[2 * r + r] = dt * dt * w;
@@ -249,8 +249,8 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			for (int r = 0; r < 2; r++)
 				for (int c = 0; c < 4; c++) {
 					double dv = dt * w * F[4 * r + c];
-					Ap[4 * (2 + r) + c] = dv;
-					Ap[4 * r + c] = dt * dv;
+					Ap[CL_A(2 + r, c)] = dv;
+					Ap[CL_A(r, c)] = dt * dv;
 				}
 		}
 	}

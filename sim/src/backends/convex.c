@@ -39,7 +39,7 @@ typedef struct ConvexCoupling {
 } ConvexCoupling;
 
 typedef struct ConvexWorkspace {
-	double *state;   /* 4 per ball, working precision */
+	double *state;   /* the start-of-step state, working precision */
 	double *impulse; /* 4 per ball: Δx (2), Δv (2) */
 	ConvexContact *contacts;
 	int contact_capacity;
@@ -65,8 +65,9 @@ static void *convex_create(const ClScene *scene, const double *params)
 {
 	(void)params;
 	ConvexWorkspace *ws = cl_calloc(1, sizeof *ws);
-	size_t n = 4 * (size_t)scene->ball_count;
-	if (ws && (!(ws->state = cl_calloc(n, sizeof(double))) || !(ws->impulse = cl_calloc(n, sizeof(double))))) {
+	size_t n = (size_t)scene->ball_count;
+	if (ws && (!(ws->state = cl_calloc(CL_BALL_STATE * n, sizeof(double))) ||
+			   !(ws->impulse = cl_calloc(4 * n, sizeof(double))))) {
 		convex_destroy(ws);
 		return NULL;
 	}
@@ -445,9 +446,9 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 				for (int r = 0; r < 2; r++)
 					for (int c = 0; c < 2; c++) {
 						double d = scale * M[2 * r + c];
-						block[4 * (2 + r) + 2 + c] = d;
+						block[CL_A(2 + r, 2 + c)] = d;
 						if (rule->toi)
-							block[4 * r + 2 + c] = k->shift.v * d;
+							block[CL_A(r, 2 + c)] = k->shift.v * d;
 					}
 			}
 		}
@@ -460,7 +461,7 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 			double *block = cl_tape_a(tape, i, j);
 			for (int r = 0; r < 2; r++)
 				for (int c = 0; c < 4; c++)
-					block[4 * r + c] = alpha[q] * dv_rel[r] * k->shift.d[4 * side + c];
+					block[CL_A(r, c)] = alpha[q] * dv_rel[r] * k->shift.d[4 * side + c];
 		}
 	}
 }
@@ -488,7 +489,7 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 	for (int a = 0; a < scene->ball_count; a++) {
 		const ClBall *ball = &scene->balls[a];
 		double radius = cl_round(rule->value.f32, ball->radius);
-		const double *state = ws->state + 4 * a;
+		const double *state = ws->state + CL_BALL_STATE * a;
 		for (int w = 0; w < scene->wall_count; w++) {
 			if (!cl_wall_may_touch(state, rule->dt, &scene->walls[w], radius))
 				continue;
@@ -513,15 +514,16 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			const ClBall *ball_a = &scene->balls[a], *ball_b = &scene->balls[b];
 			bool f32 = rule->value.f32;
 			double reach = cl_round(f32, cl_round(f32, ball_a->radius) + cl_round(f32, ball_b->radius));
-			if (!cl_pair_may_touch(ws->state + 4 * a, ws->state + 4 * b, rule->dt, reach))
+			const double *state_a = ws->state + CL_BALL_STATE * a, *state_b = ws->state + CL_BALL_STATE * b;
+			if (!cl_pair_may_touch(state_a, state_b, rule->dt, reach))
 				continue;
 			ConvexContact *c = next_contact(ws, count);
 			if (!c)
 				return count;
-			if (!pair_contact(&rule->value, rule, ws->state + 4 * a, ws->state + 4 * b, reach, c))
+			if (!pair_contact(&rule->value, rule, state_a, state_b, reach, c))
 				continue;
 			if (tangent)
-				pair_contact(tangent, rule, ws->state + 4 * a, ws->state + 4 * b, reach, c);
+				pair_contact(tangent, rule, state_a, state_b, reach, c);
 			double total = ball_a->mass + ball_b->mass;
 			c->a = a;
 			c->b = b;
@@ -593,7 +595,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	};
 	const ClArith *m = &rule.value;
 	int nb = scene->ball_count;
-	for (int i = 0; i < 4 * nb; i++)
+	for (int i = 0; i < CL_BALL_STATE * nb; i++)
 		s_next[i] = ws->state[i] = cl_round(f32, s[i]);
 	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
 	ws->out_of_memory = false;
@@ -632,8 +634,8 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	double gravity_dt[2] = {cl_round(f32, cl_round(f32, scene->gravity.x) * rule.dt),
 							cl_round(f32, cl_round(f32, scene->gravity.y) * rule.dt)};
 	for (int i = 0; i < nb; i++) {
-		const double *x = ws->state + 4 * i, *impulse = ws->impulse + 4 * i;
-		double *next = s_next + 4 * i;
+		const double *x = ws->state + CL_BALL_STATE * i, *impulse = ws->impulse + 4 * i;
+		double *next = s_next + CL_BALL_STATE * i;
 		double mass = cl_round(f32, scene->balls[i].mass);
 		for (int k = 0; k < 2; k++) {
 			double acceleration = cl_round(f32, cl_round(f32, u[2 * i + k]) / mass);
@@ -643,9 +645,8 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 			next[2 + k] = cl_round(f32, v + gravity_dt[k]);
 		}
 		if (tape) {
-			double *a = cl_tape_a(tape, i, i), *bu = cl_tape_b(tape, i, i);
-			a[0] = a[5] = a[10] = a[15] = 1.0;
-			a[2] = a[7] = rule.dt;
+			double *a = cl_tape_a_identity(tape, i), *bu = cl_tape_b(tape, i, i);
+			a[CL_A(0, 2)] = a[CL_A(1, 3)] = rule.dt;
 			bu[4] = bu[7] = rule.dt / mass;
 		}
 	}
@@ -702,6 +703,7 @@ const ClBackend cl_backend_convex_toi = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = true,
+		.twin = "convex",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"With TOI the position is shifted by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s); with the "
@@ -724,6 +726,7 @@ const ClBackend cl_backend_convex = {
 		.family = "convex",
 		.mirrors = "DiffCoSim",
 		.toi = false,
+		.twin = "convex-toi",
 		.gradient_is_derivative = false,
 		.summary = CONVEX_SUMMARY_COMMON
 		"Without TOI no position correction: Task 1's d(final height)/d(initial height) is +1 instead of -1 "

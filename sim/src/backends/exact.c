@@ -301,13 +301,15 @@ static void saltation_relative(const double n[2], const double w[2], const doubl
 		}
 }
 
+/* A tape block γZ on [p v] (plus the identity on a diagonal block). */
 static void write_block(double *m, bool diagonal, double gamma, const double Z[16])
 {
-	for (int k = 0; k < 16; k++)
-		m[k] = gamma * Z[k];
+	for (int r = 0; r < 4; r++)
+		for (int c = 0; c < 4; c++)
+			m[CL_A(r, c)] = gamma * Z[4 * r + c];
 	if (diagonal)
-		for (int k = 0; k < 4; k++)
-			m[5 * k] += 1.0;
+		for (int k = 0; k < CL_BALL_STATE; k++)
+			m[CL_A(k, k)] += 1.0;
 }
 
 /* Projection that keeps a ball on a wall: p and v lose their normal parts. */
@@ -318,8 +320,8 @@ static void record_projection(ClTape *tape, int ball, const double n[2])
 	for (int r = 0; r < 2; r++)
 		for (int col = 0; col < 2; col++) {
 			double p = (r == col ? 1.0 : 0.0) - n[r] * n[col];
-			m[4 * r + col] = p;
-			m[4 * (r + 2) + col + 2] = p;
+			m[CL_A(r, col)] = p;
+			m[CL_A(r + 2, col + 2)] = p;
 		}
 }
 
@@ -368,7 +370,7 @@ static const char *event_parties(const StepState *st, const Event *e, char *out,
 static void wall_geometry(const StepState *st, int i, int k, double *gap, double n[2])
 {
 	const ClWall *wall = &st->ctx->scene->walls[k];
-	const double *p = st->x + 4 * i;
+	const double *p = st->x + CL_BALL_STATE * i;
 	n[0] = wall->normal.x;
 	n[1] = wall->normal.y;
 	*gap = n[0] * (p[0] - wall->point.x) + n[1] * (p[1] - wall->point.y) - st->ctx->scene->balls[i].radius;
@@ -382,7 +384,7 @@ static bool classify_resting(StepState *st)
 	ExactWorkspace *w = st->w;
 	bool any = false;
 	for (int i = 0; i < w->ball_count; i++) {
-		double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		double *p = st->x + CL_BALL_STATE * i, *a = w->accel + 2 * i;
 		for (int k = 0; k < w->wall_count; k++) {
 			double gap, n[2];
 			wall_geometry(st, i, k, &gap, n);
@@ -444,7 +446,7 @@ static void search_walls(StepState *st, double h, Search *search)
 {
 	ExactWorkspace *w = st->w;
 	for (int i = 0; i < w->ball_count; i++) {
-		const double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		const double *p = st->x + CL_BALL_STATE * i, *a = w->accel + 2 * i;
 		for (int k = 0; k < w->wall_count; k++) {
 			if (w->resting[i * w->wall_count + k])
 				continue;
@@ -490,7 +492,7 @@ static void search_walls(StepState *st, double h, Search *search)
 
 static void pair_kinematics(const StepState *st, int i, int j, double d[2], double wv[2], double alpha[2])
 {
-	const double *pi = st->x + 4 * i, *pj = st->x + 4 * j;
+	const double *pi = st->x + CL_BALL_STATE * i, *pj = st->x + CL_BALL_STATE * j;
 	const double *ai = st->w->accel + 2 * i, *aj = st->w->accel + 2 * j;
 	for (int c = 0; c < 2; c++) {
 		d[c] = pi[c] - pj[c];
@@ -598,7 +600,7 @@ static bool search_pairs(StepState *st, double h, Search *search)
 	const ClScene *scene = st->ctx->scene;
 	int nb = w->ball_count;
 	for (int i = 0; i < nb; i++) {
-		const double *p = st->x + 4 * i, *a = w->accel + 2 * i;
+		const double *p = st->x + CL_BALL_STATE * i, *a = w->accel + 2 * i;
 		double *box = w->box + 4 * i;
 		double grow = scene->balls[i].radius + w->gap_tolerance;
 		swept_range(p[0], p[2], a[0], h, &box[0], &box[1]);
@@ -643,7 +645,7 @@ static bool search_pairs(StepState *st, double h, Search *search)
 static void drift(StepState *st, double tau)
 {
 	for (int i = 0; i < st->w->ball_count; i++) {
-		double *p = st->x + 4 * i;
+		double *p = st->x + CL_BALL_STATE * i;
 		const double *a = st->w->accel + 2 * i;
 		p[0] += tau * (p[2] + 0.5 * tau * a[0]);
 		p[1] += tau * (p[3] + 0.5 * tau * a[1]);
@@ -702,7 +704,7 @@ static void resolve_wall(StepState *st, const Event *e)
 	ClStepContext *ctx = st->ctx;
 	ExactWorkspace *w = st->w;
 	int i = e->ball, k = e->other;
-	double *p = st->x + 4 * i;
+	double *p = st->x + CL_BALL_STATE * i;
 	const double *a = w->accel + 2 * i;
 	double gap, n[2];
 	wall_geometry(st, i, k, &gap, n);
@@ -794,7 +796,7 @@ static void resolve_pair(StepState *st, const Event *e)
 		write_block(cl_tape_a(ctx->tape, j, j), true, gamma_j, Z);
 	}
 	double dw[2] = {K[0] * wv[0] + K[1] * wv[1], K[2] * wv[0] + K[3] * wv[1]};
-	double *pi = st->x + 4 * i, *pj = st->x + 4 * j;
+	double *pi = st->x + CL_BALL_STATE * i, *pj = st->x + CL_BALL_STATE * j;
 	for (int c = 0; c < 2; c++) {
 		pi[2 + c] += gamma_i * dw[c];
 		pj[2 + c] -= gamma_j * dw[c];
@@ -822,7 +824,7 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 	const ClScene *scene = ctx->scene;
 	ExactWorkspace *w = ctx->workspace;
 	int nb = w->ball_count;
-	memcpy(s_next, s, sizeof(double) * 4 * (size_t)nb);
+	memcpy(s_next, s, sizeof(double) * CL_BALL_STATE * (size_t)nb);
 	if (ctx->step == 0) {
 		w->last_time = -INFINITY;
 		w->last_ball = -1;
@@ -915,6 +917,7 @@ const ClBackend cl_backend_exact = {
 		.family = "exact",
 		.mirrors = "analytical gradients",
 		.toi = false,
+		.reference = true,
 		.gradient_is_derivative = true,
 		.summary =
 			"Ground truth of the continuous problem with piecewise-constant controls, in float64. Each ball "

@@ -13,7 +13,7 @@
 enum { PARAM_PRECISION, PARAM_TOI_CLAMP };
 
 typedef struct ImpulseWorkspace {
-	double *state;   /* 4 per ball: the start-of-step state in working precision */
+	double *state;   /* the start-of-step state in working precision */
 	double *impulse; /* 4 per ball: accumulated Δx (2) and Δv (2) */
 } ImpulseWorkspace;
 
@@ -33,8 +33,9 @@ static void *impulse_create(const ClScene *scene, const double *params)
 {
 	(void)params;
 	ImpulseWorkspace *ws = cl_calloc(1, sizeof *ws);
-	size_t n = 4 * (size_t)scene->ball_count;
-	if (ws && (!(ws->state = cl_calloc(n, sizeof(double))) || !(ws->impulse = cl_calloc(n, sizeof(double))))) {
+	size_t n = (size_t)scene->ball_count;
+	if (ws && (!(ws->state = cl_calloc(CL_BALL_STATE * n, sizeof(double))) ||
+			   !(ws->impulse = cl_calloc(4 * n, sizeof(double))))) {
 		impulse_destroy(ws);
 		return NULL;
 	}
@@ -105,10 +106,10 @@ static void record_contact(ClTape *tape, int row, int col, const ClDual out[4], 
 	double *a = cl_tape_a(tape, row, col);
 	for (int c = 0; c < 4; c++) {
 		double dvx = out[2].d[first + c], dvy = out[3].d[first + c];
-		a[c] = out[0].d[first + c] + dt * dvx;
-		a[4 + c] = out[1].d[first + c] + dt * dvy;
-		a[8 + c] = dvx;
-		a[12 + c] = dvy;
+		a[CL_A(0, c)] = out[0].d[first + c] + dt * dvx;
+		a[CL_A(1, c)] = out[1].d[first + c] + dt * dvy;
+		a[CL_A(2, c)] = dvx;
+		a[CL_A(3, c)] = dvy;
 	}
 }
 
@@ -133,7 +134,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	};
 	const ClArith *m = &rule.value;
 	int nb = scene->ball_count;
-	for (int i = 0; i < 4 * nb; i++)
+	for (int i = 0; i < CL_BALL_STATE * nb; i++)
 		ws->state[i] = cl_round(f32, s[i]);
 	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
 	ClTape *tape = ctx->tape;
@@ -146,7 +147,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	for (int i = 0; i < nb; i++) {
 		const ClBall *ball = &scene->balls[i];
 		double radius = cl_round(f32, ball->radius);
-		const double *state = ws->state + 4 * i;
+		const double *state = ws->state + CL_BALL_STATE * i;
 		ClDual out[4];
 		for (int w = 0; w < scene->wall_count; w++) {
 			if (!cl_wall_may_touch(state, rule.dt, &scene->walls[w], radius) ||
@@ -164,7 +165,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 				continue;
 			const ClBall *other = &scene->balls[o];
 			double reach = cl_round(f32, radius + cl_round(f32, other->radius));
-			const double *state_other = ws->state + 4 * o;
+			const double *state_other = ws->state + CL_BALL_STATE * o;
 			if (!cl_pair_may_touch(state, state_other, rule.dt, reach))
 				continue;
 			double factor = cl_round(f32, -(1.0 + scene->elasticity) * other->mass / (ball->mass + other->mass));
@@ -185,8 +186,8 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 	double gravity_dt[2] = {cl_round(f32, cl_round(f32, scene->gravity.x) * rule.dt),
 							cl_round(f32, cl_round(f32, scene->gravity.y) * rule.dt)};
 	for (int i = 0; i < nb; i++) {
-		const double *x = ws->state + 4 * i, *impulse = ws->impulse + 4 * i;
-		double *next = s_next + 4 * i;
+		const double *x = ws->state + CL_BALL_STATE * i, *impulse = ws->impulse + 4 * i;
+		double *next = s_next + CL_BALL_STATE * i;
 		double mass = cl_round(f32, scene->balls[i].mass);
 		for (int k = 0; k < 2; k++) {
 			double acceleration = cl_round(f32, cl_round(f32, u[2 * i + k]) / mass);
@@ -197,10 +198,9 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 			next[2 + k] = v;
 		}
 		if (tape) {
-			double *a = cl_tape_a(tape, i, i), *bu = cl_tape_b(tape, i, i);
+			double *a = cl_tape_a_identity(tape, i), *bu = cl_tape_b(tape, i, i);
 			double dt = rule.dt, du = dt / mass;
-			a[0] = a[5] = a[10] = a[15] = 1.0;
-			a[2] = a[7] = dt;
+			a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
 			bu[0] = bu[3] = dt * du;
 			bu[4] = bu[7] = du;
 		}
@@ -252,6 +252,7 @@ const ClBackend cl_backend_impulse_toi = {
 		.family = "impulse",
 		.mirrors = "DiffTaichi",
 		.toi = true,
+		.twin = "impulse",
 		.gradient_is_derivative = true,
 		.summary = IMPULSE_SUMMARY_COMMON
 		"With TOI the position is corrected by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s), so the step "
@@ -274,6 +275,7 @@ const ClBackend cl_backend_impulse = {
 		.family = "impulse",
 		.mirrors = "DiffTaichi",
 		.toi = false,
+		.twin = "impulse-toi",
 		.gradient_is_derivative = true,
 		.summary = IMPULSE_SUMMARY_COMMON
 		"Without TOI the position is not corrected, so the time lost at an impact is never accounted for: "

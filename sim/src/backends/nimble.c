@@ -100,7 +100,7 @@ static void *nimble_create(const ClScene *scene, const double *params)
 	ws->fill = cl_calloc(2 * nb, sizeof(int));
 	ws->v_f = cl_calloc(2 * nb, sizeof(double));
 	ws->impulse = cl_calloc(2 * nb, sizeof(double));
-	ws->state = cl_calloc(4 * nb, sizeof(double));
+	ws->state = cl_calloc(CL_BALL_STATE * nb, sizeof(double));
 	ws->control = cl_calloc(2 * nb, sizeof(double));
 	ws->inverse_mass = cl_calloc(nb, sizeof(double));
 	if (!ws->root || !ws->local || !ws->group_ball || !ws->ball_first || !ws->contact_first || !ws->fill ||
@@ -168,7 +168,7 @@ static bool detect(Workspace *ws, const ClScene *scene, const double *s, double 
 {
 	ws->contact_count = 0;
 	for (int i = 0; i < scene->ball_count; i++) {
-		const double *p = s + 4 * i;
+		const double *p = s + CL_BALL_STATE * i;
 		double r = scene->balls[i].radius;
 		for (int w = 0; w < scene->wall_count; w++) {
 			const ClWall *wall = &scene->walls[w];
@@ -185,7 +185,7 @@ static bool detect(Workspace *ws, const ClScene *scene, const double *s, double 
 			c->n[1] = wall->normal.y;
 		}
 		for (int j = i + 1; j < scene->ball_count; j++) {
-			const double *q = s + 4 * j;
+			const double *q = s + CL_BALL_STATE * j;
 			double dx = p[0] - q[0], dy = p[1] - q[1];
 			double distance = sqrt(dx * dx + dy * dy);
 			double depth = r + scene->balls[j].radius - distance;
@@ -496,9 +496,8 @@ static double dot_strided(const double *a, int stride_a, const double *b, int st
 /* Blocks of a ball that no clamping contact touches: p' = p + dt v, v' = v + dt u/m. */
 static void record_free(ClTape *tape, int ball, double dt, double inverse_mass)
 {
-	double *a = cl_tape_a(tape, ball, ball);
-	a[0] = a[5] = a[10] = a[15] = 1.0;
-	a[2] = a[7] = dt;
+	double *a = cl_tape_a_identity(tape, ball);
+	a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
 	double *b = cl_tape_b(tape, ball, ball);
 	b[4] = b[7] = dt * inverse_mass;
 }
@@ -653,22 +652,21 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 
 	for (int bi = 0; bi < k; bi++) {
 		for (int bj = 0; bj < k; bj++) {
-			double a[16], b[8];
+			double a[CL_BALL_STATE * CL_BALL_STATE] = {0}, b[2 * CL_BALL_STATE] = {0};
 			bool any_a = false, any_b = false;
 			for (int r = 0; r < 2; r++) {
 				for (int c = 0; c < 2; c++) {
 					int row = 2 * bi + r, col = 2 * bj + c;
-					a[4 * r + c] = X[row * n + col];
-					a[4 * r + c + 2] = dt * X[row * n + col];
-					a[4 * (r + 2) + c] = PV[row * n + col];
-					a[4 * (r + 2) + c + 2] = VV[row * n + col];
-					b[2 * r + c] = 0.0;
+					a[CL_A(r, c)] = X[row * n + col];
+					a[CL_A(r, c + 2)] = dt * X[row * n + col];
+					a[CL_A(r + 2, c)] = PV[row * n + col];
+					a[CL_A(r + 2, c + 2)] = VV[row * n + col];
 					b[2 * (r + 2) + c] = VV[row * n + col] * dt * minv[col];
 				}
 			}
-			for (int e = 0; e < 16; e++)
+			for (size_t e = 0; e < sizeof a / sizeof *a; e++)
 				any_a |= a[e] != 0.0;
-			for (int e = 0; e < 8; e++)
+			for (size_t e = 0; e < sizeof b / sizeof *b; e++)
 				any_b |= b[e] != 0.0;
 			if (any_a || bi == bj)
 				memcpy(cl_tape_a(ctx->tape, balls[bi], balls[bj]), a, sizeof a);
@@ -694,7 +692,7 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 	const double *s = s_in, *u = u_in;
 	if (f32) {
 		if (ctx->step == 0) {
-			for (int i = 0; i < 4 * nb; i++)
+			for (int i = 0; i < CL_BALL_STATE * nb; i++)
 				ws->state[i] = cl_round(true, s_in[i]);
 			s = ws->state;
 		}
@@ -705,8 +703,9 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 
 	for (int i = 0; i < nb; i++) {
 		const ClBall *ball = &scene->balls[i];
-		ws->v_f[2 * i] = s[4 * i + 2] + dt * ((u[2 * i] + ball->mass * scene->gravity.x) / ball->mass);
-		ws->v_f[2 * i + 1] = s[4 * i + 3] + dt * ((u[2 * i + 1] + ball->mass * scene->gravity.y) / ball->mass);
+		const double *p = s + CL_BALL_STATE * i;
+		ws->v_f[2 * i] = p[2] + dt * ((u[2 * i] + ball->mass * scene->gravity.x) / ball->mass);
+		ws->v_f[2 * i + 1] = p[3] + dt * ((u[2 * i + 1] + ball->mass * scene->gravity.y) / ball->mass);
 	}
 	if (!detect(ws, scene, s, params[PARAM_CLIPPING_DEPTH])) {
 		cl_step_out_of_memory(ctx, "the LCP's contact list");
@@ -752,8 +751,8 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 			cl_step_contact(ctx, ctx->step * dt, c->ball, c->other);
 	}
 	for (int i = 0; i < nb; i++) {
-		const double *p = s + 4 * i;
-		double *q = s_next + 4 * i;
+		const double *p = s + CL_BALL_STATE * i;
+		double *q = s_next + CL_BALL_STATE * i;
 		q[0] = p[0] + dt * p[2];
 		q[1] = p[1] + dt * p[3];
 		q[2] = ws->v_f[2 * i] + impulse[2 * i] * ws->inverse_mass[i];

@@ -407,7 +407,7 @@ static void record(PbdWork *W, ClTape *tape)
 	for (int i = 0; i < W->balls; i++) {
 		if (W->slot[i] >= 0) {
 			for (int j = 0; j < W->balls; j++) {
-				double a[16], b[8];
+				double a[CL_BALL_STATE * CL_BALL_STATE] = {0}, b[2 * CL_BALL_STATE] = {0};
 				bool nonzero = false;
 				for (int r = 0; r < 4; r++) {
 					int c = r % 2;
@@ -417,7 +417,7 @@ static void record(PbdWork *W, ClTape *tape)
 						double value = base[6 * j + k] + extra[6 * j + k];
 						nonzero = nonzero || value != 0.0;
 						if (k < 4)
-							a[4 * r + k] = value;
+							a[CL_A(r, k)] = value;
 						else
 							b[2 * r + k - 4] = value;
 					}
@@ -430,10 +430,8 @@ static void record(PbdWork *W, ClTape *tape)
 			continue;
 		}
 		double w = W->bodies.inverse_mass[i];
-		double *A = cl_tape_a(tape, i, i), *B = cl_tape_b(tape, i, i);
-		for (int r = 0; r < 4; r++)
-			A[5 * r] = 1.0;
-		A[2] = A[7] = dt;
+		double *A = cl_tape_a_identity(tape, i), *B = cl_tape_b(tape, i, i);
+		A[CL_A(0, 2)] = A[CL_A(1, 3)] = dt;
 		B[0] = B[3] = dt * dt * w;
 		B[4] = B[7] = dt * w;
 	}
@@ -449,7 +447,8 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	/* 1. predict: ṽ = v + (u·w + g·step(−w))·dt, q = x + ṽ·dt */
 	for (int i = 0; i < W->balls; i++) {
 		for (int c = 0; c < 2; c++) {
-			double x = cl_round(f32, s[4 * i + c]), v = cl_round(f32, s[4 * i + 2 + c]);
+			const double *si = s + CL_BALL_STATE * i;
+			double x = cl_round(f32, si[c]), v = cl_round(f32, si[2 + c]);
 			double a =
 				cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->bodies.inverse_mass[i]) + W->gravity[c]);
 			double vpred = cl_round(f32, v + cl_round(f32, a * dt));
@@ -495,8 +494,9 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	/* 5. x' = q + Δ, v' = v̄ + Δv */
 	for (int i = 0; i < W->balls; i++)
 		for (int c = 0; c < 2; c++) {
-			s_next[4 * i + c] = W->x_new[2 * i + c];
-			s_next[4 * i + 2 + c] = cl_round(f32, W->value[QTY_VBAR][2 * i + c] + W->value[QTY_DVEL][2 * i + c]);
+			s_next[CL_BALL_STATE * i + c] = W->x_new[2 * i + c];
+			s_next[CL_BALL_STATE * i + 2 + c] =
+				cl_round(f32, W->value[QTY_VBAR][2 * i + c] + W->value[QTY_DVEL][2 * i + c]);
 		}
 	if (tape)
 		record(W, ctx->tape);

@@ -1,0 +1,80 @@
+/* What a Run computes for a scene, the data the canvas, the Gradients and
+ * the Perturbation views show and export: per backend its trajectory and
+ * contacts, its gradient row over the table's columns (loss, adjoint, own
+ * FD), and optionally the perturbation study of one parameter (runs at
+ * θ ± δ and the first-order prediction from forward-mode tangents).
+ *
+ * The rows' finite differences arrive after the rest (a big scene's take
+ * minutes): they are written under the data's lock while views read them,
+ * everything else is fixed once cl_run_data_ready says so. */
+#pragma once
+
+#include "contactlab/sim.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct ClRunBackend {
+	int backend;
+	ClGradientRow row; /* status, loss, adjoint of every column; FD cells under the lock */
+	int steps_done;
+	double *states; /* (steps_done + 1) × state size */
+	int event_count;
+	ClContactEvent *events;
+	/* the perturbation study (NULL states when not asked for) */
+	double *plus_states, *minus_states; /* (steps + 1) × state size, NAN after a failure */
+	ClStatus plus_status, minus_status;
+	int tangent_count;
+	int *tangent_steps; /* the steps n where d s_n / dθ was computed */
+	double *tangents;   /* tangent_count × state size */
+} ClRunBackend;
+
+typedef struct ClRunData {
+	int column_count;
+	ClParam *columns; /* the table's parameters */
+	int backend_count;
+	ClRunBackend *backends;
+	gboolean has_perturbation;
+	ClParam perturb_param;
+	double perturb_delta;
+	/* private: guards the rows' FD cells, set while the data is shared */
+	GMutex lock;
+	gint ready;    /* atomic: trajectories, rows' adjoints and perturbation are in place */
+	gint fd_done;  /* atomic: differences taken of fd_total */
+	int fd_total;
+} ClRunData;
+
+/* Data for backends × columns of scene, nothing computed yet. */
+ClRunData *cl_run_data_new(const ClScene *scene, const int *backends, int backend_count, const ClParam *columns,
+						   int column_count);
+void cl_run_data_free(ClRunData *data);
+
+/* Computes backend slot b's recorded run (trajectory, contacts, loss, adjoints). */
+void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot);
+/* The perturbation study of param (an initial-state or control parameter)
+ * at ± delta for slot b; cancel (may be NULL) stops it between rollouts. */
+void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int slot, const _Atomic int *cancel);
+/* Takes cell (slot, column)'s finite difference and stores it under the lock. */
+void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int slot, int column);
+
+gboolean cl_run_data_ready(const ClRunData *data);
+void cl_run_data_set_ready(ClRunData *data);
+/* A copy of cell (slot, column), FD included, safe while differences arrive. */
+ClGradientCell cl_run_data_cell(ClRunData *data, int slot, int column);
+/* Differences taken so far and in all. */
+int cl_run_data_fd_done(const ClRunData *data);
+
+/* The slot of a backend, or −1; the reference's slot, or −1 when it is not
+ * there or its run stopped (a failed reference judges nothing). */
+int cl_run_data_slot(const ClRunData *data, int backend);
+int cl_run_data_reference_slot(const ClRunData *data);
+/* Where backend slot b's ball is at time t (linear between steps); FALSE
+ * when its run stopped before t. */
+gboolean cl_run_data_position(const ClRunData *data, const ClScene *scene, int slot, int ball, double t, double *x,
+							  double *y);
+
+/* The gradient dataset (formats/gradient-data.c's CSV) of the data as it is. */
+GString *cl_run_data_gradient_csv(ClRunData *data, const ClScene *scene);
+
+G_END_DECLS
