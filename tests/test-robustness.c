@@ -647,6 +647,23 @@ static void test_row21_help(void)
 	}
 }
 
+/* Row 9's kin: a figure size that is a number but absurd as a PNG (28 000
+ * megapixels at 1 200 dpi) is refused before an image that large is made. */
+static void test_png_size(void)
+{
+	char *png = g_build_filename(tmp_dir, "poster.png", NULL);
+	const char *args[] = {"heatmap", "task1-bounce-once", "--x", "ball.velocity.x:1:3:2", "--y", "ball.velocity.y:-3:-1:2",
+						  "--backend", "exact", "--png", png, "--width", "10000", "--height", "10000", "--dpi", "1200",
+						  NULL};
+	ClTestRun run = {0};
+	g_assert_cmpint(cl_test_run_cli_with(&run, args), ==, 1);
+	g_assert_nonnull(strstr(run.err, "is 27778 megapixels, more than the 200 a PNG may have"));
+	g_assert_false(g_file_test(png, G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(run.max_rss, <, RSS_MARGIN);
+	cl_test_run_clear(&run);
+	g_free(png);
+}
+
 /* Ctrl-C in the middle of a command: exit status 130 at once, and no
  * output file, neither a new one nor a change to an old one. */
 static void test_interrupt(void)
@@ -725,6 +742,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/robustness/hostile/row19-many-walls", test_row19_many_walls);
 	g_test_add_func("/robustness/hostile/row20-sanitizer-clean", test_row20_sanitizer_clean);
 	g_test_add_func("/robustness/hostile/row21-help", test_row21_help);
+	g_test_add_func("/robustness/hostile/png-size", test_png_size);
 	g_test_add_func("/robustness/hostile/interrupt", test_interrupt);
 	g_test_add_func("/robustness/hostile/progress-on-terminal", test_progress_on_terminal);
 	int result = g_test_run();

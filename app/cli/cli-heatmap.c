@@ -167,7 +167,10 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	def.backends = (const int *)backends->data;
 	def.backend_count = (int)backends->len;
 	def.progress = on_progress;
-	cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));
+	if (!(cells = g_try_new(ClSweepCell, cl_sweep_cell_count(&def)))) {
+		status = cl_cli_fail(CL_EXIT_FAILED, "heatmap: out of memory for %zu cells", cl_sweep_cell_count(&def));
+		goto out;
+	}
 	ClStatus sweep_status;
 	gint64 start = g_get_monotonic_time();
 	if (!cl_sweep(scene, &def, cells, &sweep_status)) {
