@@ -62,6 +62,8 @@ void cl_tape_end_step(ClTape *tape, int step)
 /* Makes room for one more item; after a failure the tape takes nothing more. */
 static bool room(ClTape *tape, void *array, int *capacity, int count, size_t item)
 {
+	if (count < *capacity) /* nearly always: the contact-free part is reserved */
+		return !tape->failed;
 	if (!tape->failed && !cl_memory_grow(tape->account, array, capacity, (size_t)count + 1, item))
 		tape->failed = true;
 	return !tape->failed;
