@@ -1,15 +1,14 @@
 /* The window's logic without a display: undo stack, canvas view and picking,
- * canvas edits (which must keep the scene valid), the compute and learning jobs. */
-#include "cl-compute-job.h"
-#include "cl-job-watch.h"
+ * canvas edits (which must keep the scene valid), the Run and learning jobs. */
 #include "cl-learning-job.h"
-#include "learning-report.h"
+#include "cl-run-job.h"
 #include "cl-scene-edit.h"
 #include "cl-undo-stack.h"
 #include "tasks.h"
 
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_undo_redo(void)
@@ -171,35 +170,60 @@ static void test_edits_keep_scene_valid(void)
 	cl_scene_free(scene);
 }
 
-static int column_of(const ClComputeResult *r, const char *name)
+
+/* A Run of backends × the table's columns of scene, in the calling thread. */
+static ClJob *run_job(const ClScene *scene, const int *backends, int count, ClFdChoice fd, const char *perturb,
+					  double delta, GError **error)
 {
-	for (int k = 0; k < r->column_count; k++)
-		if (g_str_equal(r->column_names[k], name))
+	int columns;
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &columns);
+	ClRunRequest request = {.scene = scene, .revision = 1, .backends = backends, .backend_count = count,
+							.columns = params, .column_count = columns, .fd = fd, .perturb = perturb,
+							.perturb_delta = delta};
+	ClJob *job = cl_run_job_new(&request, error);
+	free(params);
+	return job;
+}
+
+static int column_of(const ClScene *scene, const ClRunData *data, const char *name)
+{
+	char column[CL_NAME_MAX];
+	for (int k = 0; k < data->column_count; k++) {
+		cl_param_name(scene, &data->columns[k], column, sizeof column);
+		if (g_str_equal(column, name))
 			return k;
+	}
 	return -1;
 }
 
-static void test_compute_job(void)
+static void test_run_job(void)
 {
 	ClScene *scene = cl_test_task1();
 	int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse")};
-	ClComputeJob *job = cl_compute_job_new(scene, backends, 2, "ball.position.y", 0.01);
 	GError *error = NULL;
-	ClComputeResult *result = cl_compute_job_run(job, NULL, &error);
+	ClJob *job = run_job(scene, backends, 2, CL_FD_ALL, "ball.position.y", 0.01, &error);
 	g_assert_no_error(error);
-	g_assert_cmpfloat(cl_compute_job_progress(job), ==, 1.0);
-	g_assert_cmpint(result->column_count, ==, 7);
-	int py = column_of(result, "ball.position.y");
-	g_assert_cmpint(py, >, 0);
+	g_assert_true(cl_job_run(job, &error));
+	g_assert_no_error(error);
+	g_assert_cmpfloat(cl_job_get_progress(job), ==, 1.0);
+	ClRunData *data = cl_result_payload(cl_study_job_result(job));
+	g_assert_true(cl_run_data_ready(data));
+	g_assert_cmpint(data->column_count, ==, 6);
+	g_assert_cmpint(cl_run_data_fd_done(data), ==, 12);
+	int py = column_of(scene, data, "ball.position.y");
+	g_assert_cmpint(py, >=, 0);
 	/* the job's numbers are the engine's: compare with a direct adjoint */
 	for (int i = 0; i < 2; i++) {
-		const ClBackendResult *r = &result->backends[i];
+		const ClRunBackend *r = &data->backends[i];
 		ClRollout *rollout = cl_rollout_new(scene, backends[i]);
 		cl_rollout_run(rollout, NULL, NULL, true);
 		double g[CL_BALL_STATE];
 		cl_rollout_gradient(rollout, g, NULL);
-		g_assert_cmpfloat(r->gradient[py], ==, g[1]);
-		g_assert_cmpfloat(r->gradient[0], ==, cl_rollout_loss(rollout));
+		g_assert_cmpfloat(r->row.cells[py].adjoint, ==, g[1]);
+		g_assert_cmpfloat(r->row.loss, ==, cl_rollout_loss(rollout));
+		/* every cell's own FD step (a control's is the one over dt) */
+		for (int k = 0; k < data->column_count; k++)
+			g_assert_cmpfloat(r->row.cells[k].fd_step, ==, cl_fd_step(scene, backends[i], &data->columns[k]));
 		cl_rollout_free(rollout);
 		/* the perturbation's last tangent is d p_N / d y0, whose y is the loss gradient here */
 		int ns = cl_state_size(scene);
@@ -208,45 +232,49 @@ static void test_compute_job(void)
 		g_assert_nonnull(r->plus_states);
 	}
 	/* Task 1's exact ∂h/∂y0 is −1 (one bounce reverses it) */
-	g_assert_cmpfloat_with_epsilon(result->backends[0].gradient[py], -1, 1e-9);
-	char *csv = cl_compute_result_to_csv(result);
-	g_assert_true(g_str_has_prefix(csv, "backend,parameter,value,fd,status\nexact,loss,"));
-	g_free(csv);
-	cl_compute_result_unref(result);
+	g_assert_cmpfloat_with_epsilon(data->backends[0].row.cells[py].adjoint, -1, 1e-9);
+	GString *csv = cl_run_data_gradient_csv(data, scene);
+	g_assert_true(g_str_has_prefix(csv->str, "backend,parameter,value\nexact,status,ok\nexact,loss,"));
+	g_string_free(csv, TRUE);
 	g_object_unref(job);
 
-	/* a run that stops (a fatal status) has neither a gradient nor finite
-	 * differences, and the job still ends at full progress */
+	/* a run that stops (a fatal status) has no gradient and no differences
+	 * (only asked for: NAN), and the job still ends at full progress */
 	ClScene *rack = cl_test_billiards(10);
 	rack->elasticity = 0.004;
 	int exact = cl_test_backend("exact");
 	g_assert_true(cl_scene_set_backend_param(rack, exact, "max_impacts", 200, NULL, 0));
-	job = cl_compute_job_new(rack, &exact, 1, NULL, 0);
-	result = cl_compute_job_run(job, NULL, &error);
+	job = run_job(rack, &exact, 1, CL_FD_ALL, NULL, 0, &error);
+	g_assert_true(cl_job_run(job, &error));
 	g_assert_no_error(error);
-	g_assert_cmpfloat(cl_compute_job_progress(job), ==, 1.0);
-	g_assert_cmpint(result->backends[0].status.code, ==, CL_STATUS_IMPACT_LIMIT);
-	for (int k = 0; k < result->column_count; k++)
-		g_assert_true(isnan(result->backends[0].gradient[k]) && isnan(result->backends[0].fd[k]));
-	g_assert_cmpfloat(result->backends[0].fd_step, ==, 0.0); /* no difference was taken */
-	cl_compute_result_unref(result);
+	g_assert_cmpfloat(cl_job_get_progress(job), ==, 1.0);
+	data = cl_result_payload(cl_study_job_result(job));
+	g_assert_cmpint(data->backends[0].row.status.code, ==, CL_STATUS_IMPACT_LIMIT);
+	for (int k = 0; k < data->column_count; k++)
+		g_assert_true(isnan(data->backends[0].row.cells[k].adjoint) && isnan(data->backends[0].row.cells[k].fd));
 	g_object_unref(job);
 	cl_scene_free(rack);
 
-	/* a cancelled job returns no result */
-	GCancellable *cancel = g_cancellable_new();
-	g_cancellable_cancel(cancel);
-	job = cl_compute_job_new(scene, backends, 2, NULL, 0);
-	g_assert_null(cl_compute_job_run(job, cancel, &error));
+	/* FD none: adjoints only */
+	job = run_job(scene, backends, 2, CL_FD_NONE, NULL, 0, &error);
+	g_assert_true(cl_job_run(job, &error));
+	data = cl_result_payload(cl_study_job_result(job));
+	g_assert_cmpint(data->fd_total, ==, 0);
+	g_assert_cmpfloat(data->backends[1].row.cells[0].fd_step, ==, 0);
+	g_object_unref(job);
+
+	/* a cancelled job says so */
+	job = run_job(scene, backends, 2, CL_FD_ALL, NULL, 0, &error);
+	cl_job_cancel(job);
+	g_assert_false(cl_job_run(job, &error));
 	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 	g_clear_error(&error);
 	g_object_unref(job);
-	g_object_unref(cancel);
 	cl_scene_free(scene);
 }
 
 typedef struct {
-	ClLearningJob *job;
+	ClJob *job;
 	gint done;
 } LearningRun;
 
@@ -254,7 +282,7 @@ static gpointer run_learning(gpointer data)
 {
 	LearningRun *run = data;
 	GError *error = NULL;
-	g_assert_true(cl_learning_job_run(run->job, NULL, &error));
+	g_assert_true(cl_job_run(run->job, &error));
 	g_assert_no_error(error);
 	g_atomic_int_set(&run->done, 1);
 	return NULL;
@@ -277,13 +305,12 @@ static void assert_same_pixels(cairo_surface_t *a, cairo_surface_t *b)
 					cairo_image_surface_get_data(b), cairo_image_surface_get_stride(b) * 300);
 }
 
-static ClPlotFigure *learning_figure(ClLearningJob *job, const ClLearningTrace *traces, int count,
+static ClPlotFigure *learning_figure(ClResult *result, const ClLearningTrace *traces, int count,
 									 ClLearningCurves *curves)
 {
-	int params;
-	const ClParam *p = cl_learning_job_params(job, &params);
-	return cl_learning_figure(cl_learning_job_scene(job), p, params, cl_learning_job_tracked(job), traces, count, TRUE,
-							  0.05, "reference", curves);
+	ClLearningRun *run = cl_result_payload(result);
+	return cl_learning_figure(cl_result_scene(result), run->params, run->param_count, run->tracked, traces, count,
+							  TRUE, 0.05, "reference", curves);
 }
 
 static void assert_same_traces(const ClLearningTrace *a, const ClLearningTrace *b, int count)
@@ -312,44 +339,43 @@ static void test_learning_updates(void)
 {
 	for (int task = 2; task <= 3; task++) {
 		ClScene *scene = task == 2 ? cl_test_task2(0) : cl_test_task3();
-		ClOptimizeDef def = scene->optimize;
-		def.iterations = 60;
+		scene->optimize.iterations = 60;
 		int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse"), cl_test_backend("compliant-warp")};
 		GError *error = NULL;
-		ClLearningJob *job = cl_learning_job_new(scene, &def, backends, 3, 2, &error);
+		ClJob *job = cl_learning_job_new(scene, 1, backends, 3, &error);
 		g_assert_no_error(error);
+		ClResult *result = cl_study_job_result(job);
+		ClLearningRun *learning = cl_result_payload(result);
 		/* Task 2 tracks its velocity; Task 3's parameters are all controls */
-		g_assert_cmpint(cl_learning_job_tracked(job) >= 0, ==, task == 2);
+		g_assert_cmpint(learning->tracked >= 0, ==, task == 2);
 		int count;
-		ClLearningTrace *live = cl_learning_job_copy_traces(job, &count);
+		ClLearningTrace *live = cl_learning_run_copy_traces(learning, &count);
 		g_assert_cmpint(count, ==, 3);
 		ClLearningCurves curves[3];
-		ClPlotFigure *grown = learning_figure(job, live, count, curves);
+		ClPlotFigure *grown = learning_figure(result, live, count, curves);
 		LearningRun run = {job, 0};
 		GThread *thread = g_thread_new("learning", run_learning, &run);
 		int updates = 0, rebuilds = 0;
 		for (gboolean last = FALSE; !last;) {
 			last = g_atomic_int_get(&run.done);
-			cl_learning_job_update_traces(job, live, count);
+			cl_learning_run_update_traces(learning, live, count);
 			for (int i = 0; i < count; i++)
-				g_assert_cmpint(live[i].iterations, <=, def.iterations);
-			int params;
-			const ClParam *p = cl_learning_job_params(job, &params);
-			if (!cl_learning_figure_grow(cl_learning_job_scene(job), p, params, cl_learning_job_tracked(job), live,
-										 count, curves)) {
+				g_assert_cmpint(live[i].iterations, <=, scene->optimize.iterations);
+			if (!cl_learning_figure_grow(cl_result_scene(result), learning->params, learning->param_count,
+										 learning->tracked, live, count, curves)) {
 				cl_plot_figure_free(grown);
-				grown = learning_figure(job, live, count, curves);
+				grown = learning_figure(result, live, count, curves);
 				rebuilds++;
 			}
 			updates++;
 			g_usleep(200);
 		}
 		g_thread_join(thread);
-		ClLearningTrace *whole = cl_learning_job_copy_traces(job, &count);
+		ClLearningTrace *whole = cl_learning_run_copy_traces(learning, &count);
 		assert_same_traces(live, whole, count);
 		/* every backend got its line once: at most one rebuild each */
 		g_assert_cmpint(rebuilds, <=, count);
-		ClPlotFigure *built = learning_figure(job, whole, count, NULL);
+		ClPlotFigure *built = learning_figure(result, whole, count, NULL);
 		cairo_surface_t *a = draw_figure(grown), *b = draw_figure(built);
 		assert_same_pixels(a, b);
 		cairo_surface_destroy(a);
@@ -370,11 +396,12 @@ static void test_perturb_control(void)
 {
 	ClScene *scene = cl_test_task3();
 	int exact = cl_test_backend("exact");
-	ClComputeJob *job = cl_compute_job_new(scene, &exact, 1, "ball2.control[0].x", 0.5);
 	GError *error = NULL;
-	ClComputeResult *result = cl_compute_job_run(job, NULL, &error);
+	ClJob *job = run_job(scene, &exact, 1, CL_FD_NONE, "ball2.control[0].x", 0.5, &error);
 	g_assert_no_error(error);
-	const ClBackendResult *r = &result->backends[0];
+	g_assert_true(cl_job_run(job, &error));
+	ClRunData *data = cl_result_payload(cl_study_job_result(job));
+	const ClRunBackend *r = &data->backends[0];
 	int ns = cl_state_size(scene);
 	for (int i = 0; i < ns; i++)
 		g_assert_cmpfloat(r->tangents[i], ==, 0);
@@ -389,94 +416,13 @@ static void test_perturb_control(void)
 	g_assert_true(isfinite(r->plus_states[(gsize)scene->steps * (gsize)ns + CL_BALL_STATE]));
 	g_free(du);
 	cl_rollout_free(rollout);
-	cl_compute_result_unref(result);
 	g_object_unref(job);
 	/* a parameter without a tangent is refused with its name */
-	job = cl_compute_job_new(scene, &exact, 1, "elasticity", 0.1);
-	g_assert_null(cl_compute_job_run(job, NULL, &error));
+	g_assert_null(run_job(scene, &exact, 1, CL_FD_NONE, "elasticity", 0.1, &error));
 	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
 	g_assert_nonnull(strstr(error->message, "elasticity"));
 	g_clear_error(&error);
-	g_object_unref(job);
 	cl_scene_free(scene);
-}
-
-static gboolean count_tick(gpointer data)
-{
-	(*(int *)data)++;
-	return G_SOURCE_CONTINUE;
-}
-
-/* Starting a job while one runs stops the old one: cancelled, its
- * cancellable released, its timer removed (a superseded sweep used to keep
- * ticking forever). Finishing drops the current one's. */
-static void test_job_watch(void)
-{
-	ClJobWatch watch = {0};
-	int ticks = 0;
-	GCancellable *first = cl_job_watch_start(&watch, 10, count_tick, &ticks);
-	guint first_tick = watch.tick_source;
-	g_object_ref(first); /* as the job's task holds it */
-	g_object_add_weak_pointer(G_OBJECT(first), (gpointer *)&first);
-	g_assert_nonnull(g_main_context_find_source_by_id(NULL, first_tick));
-	GCancellable *second = cl_job_watch_start(&watch, 10, count_tick, &ticks);
-	g_assert_true(second != first && g_cancellable_is_cancelled(first));
-	g_assert_false(g_cancellable_is_cancelled(second));
-	g_assert_null(g_main_context_find_source_by_id(NULL, first_tick));
-	g_assert_nonnull(g_main_context_find_source_by_id(NULL, watch.tick_source));
-	g_object_unref(first); /* the superseded job ends: nothing keeps its cancellable */
-	g_assert_null(first);
-	cl_job_watch_cancel(&watch);
-	g_assert_true(g_cancellable_is_cancelled(second));
-	g_assert_true(watch.cancellable == second && watch.tick_source != 0);
-	guint second_tick = watch.tick_source;
-	cl_job_watch_finish(&watch);
-	g_assert_null(watch.cancellable);
-	g_assert_cmpuint(watch.tick_source, ==, 0);
-	g_assert_null(g_main_context_find_source_by_id(NULL, second_tick));
-	cl_job_watch_clear(&watch); /* nothing to stop */
-	g_assert_cmpint(ticks, ==, 0);
-}
-
-/* A running job holds the application (closing the last window then waits
- * for it to stop); finishing, superseding or clearing releases the hold. */
-static gboolean force_quit(gpointer data)
-{
-	g_object_set_data(data, "forced", GINT_TO_POINTER(1));
-	g_application_quit(data);
-	return G_SOURCE_REMOVE;
-}
-
-static void arm_force_quit(GApplication *app, guint *source)
-{
-	*source = g_timeout_add_seconds(5, force_quit, app);
-}
-
-static void test_job_watch_holds_app(void)
-{
-	GApplication *app = g_application_new("io.github.contactlab.JobWatchTest", G_APPLICATION_NON_UNIQUE);
-	g_application_set_default(app);
-	ClJobWatch watch = {0};
-	int ticks = 0;
-	cl_job_watch_start(&watch, 10, count_tick, &ticks);
-	g_assert_true(watch.held == app);
-	cl_job_watch_start(&watch, 10, count_tick, &ticks); /* supersedes: still one hold */
-	cl_job_watch_cancel(&watch);
-	g_assert_true(watch.held == app);
-	cl_job_watch_finish(&watch);
-	g_assert_null(watch.held);
-	cl_job_watch_start(&watch, 10, count_tick, &ticks);
-	cl_job_watch_clear(&watch);
-	g_assert_null(watch.held);
-	/* no hold left: run() returns after activate instead of waiting for
-	 * the 5 s quit (a leaked hold would keep it running until then) */
-	guint quit_source = 0;
-	g_signal_connect(app, "activate", G_CALLBACK(arm_force_quit), &quit_source);
-	g_assert_cmpint(g_application_run(app, 0, NULL), ==, 0);
-	g_assert_null(g_object_get_data(G_OBJECT(app), "forced"));
-	g_source_remove(quit_source);
-	g_application_set_default(NULL);
-	g_object_unref(app);
 }
 
 int main(int argc, char **argv)
@@ -487,9 +433,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/gui-model/view", test_view);
 	g_test_add_func("/gui-model/pick", test_pick);
 	g_test_add_func("/gui-model/edits", test_edits_keep_scene_valid);
-	g_test_add_func("/gui-model/compute-job", test_compute_job);
-	g_test_add_func("/gui-model/job-watch", test_job_watch);
-	g_test_add_func("/gui-model/job-watch-holds-app", test_job_watch_holds_app);
+	g_test_add_func("/gui-model/run-job", test_run_job);
 	g_test_add_func("/gui-model/learning-updates", test_learning_updates);
 	g_test_add_func("/gui-model/perturb-control", test_perturb_control);
 	return g_test_run();

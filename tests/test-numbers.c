@@ -325,7 +325,7 @@ static void test_trajectory_csv(void)
 			g_assert_cmpstr(f[2], ==, cl_format_number(n * cl_scene_dt(scene)).text);
 			g_assert_cmpstr(f[3], ==, scene->balls[b].id);
 			for (int c = 0; c < 4; c++)
-				g_assert_cmpfloat(g_ascii_strtod(f[4 + c], NULL), ==, states[n * size + 4 * b + c]);
+				g_assert_cmpfloat(g_ascii_strtod(f[4 + c], NULL), ==, states[n * size + CL_BALL_STATE * b + c]);
 		}
 	g_assert_null(rows[r]);
 	g_assert_true(g_str_has_suffix(csv->str, "\n"));

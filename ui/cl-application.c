@@ -1,8 +1,11 @@
 #include "cl-application.h"
 
+#include "agreement.h"
 #include "atomic-file.h"
 #include "cl-window.h"
 #include "scene-file.h"
+
+#include <math.h>
 
 struct _ClApplication {
 	GtkApplication parent_instance;
@@ -15,6 +18,12 @@ G_DEFINE_FINAL_TYPE(ClApplication, cl_application, GTK_TYPE_APPLICATION)
 GSettings *cl_application_get_settings(ClApplication *self)
 {
 	return self->settings;
+}
+
+GSettings *cl_application_settings(void)
+{
+	GApplication *app = g_application_get_default();
+	return CL_IS_APPLICATION(app) ? CL_APPLICATION(app)->settings : NULL;
 }
 
 const char *cl_application_recovery_path(ClApplication *self)
@@ -117,6 +126,32 @@ static void apply_theme(GSettings *settings, const char *key, gpointer data)
 		g_object_set(gtk, "gtk-application-prefer-dark-theme", g_settings_get_boolean(settings, "dark-theme"), NULL);
 }
 
+static void css_color(GString *css, const char *property, ClPlotColor c)
+{
+	g_string_append_printf(css, " %s: rgb(%d, %d, %d);", property, (int)lround(255 * c.r), (int)lround(255 * c.g),
+						   (int)lround(255 * c.b));
+}
+
+/* The table cells and legend chips in the colours of the one agreement
+ * table (studies/agreement.c), which the lesson handouts draw with too. */
+static void add_agreement_css(void)
+{
+	GString *css = g_string_new(NULL);
+	for (int a = 0; a < CL_AGREEMENT_COUNT; a++) {
+		const char *name = cl_agreement_name((ClAgreement)a);
+		g_string_append_printf(css, ".gradient-table .cell.%s, .legend-chip.%s {", name, name);
+		css_color(css, "background-color", cl_agreement_background((ClAgreement)a));
+		css_color(css, "color", cl_agreement_foreground((ClAgreement)a));
+		g_string_append(css, " }\n");
+	}
+	GtkCssProvider *provider = gtk_css_provider_new();
+	gtk_css_provider_load_from_data(provider, css->str, (gssize)css->len);
+	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(provider),
+											   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+	g_object_unref(provider);
+	g_string_free(css, TRUE);
+}
+
 static void cl_application_startup(GApplication *app)
 {
 	ClApplication *self = CL_APPLICATION(app);
@@ -149,6 +184,9 @@ static void cl_application_startup(GApplication *app)
 		{"win.zoom-out", {"<Control>minus", NULL}},
 		{"win.close", {"<Control>w", NULL}},
 		{"win.export-png", {"<Control>e", NULL}},
+		{"win.lessons", {"F9", NULL}},
+		{"win.lesson-next", {"<Alt>Right", NULL}},
+		{"win.lesson-previous", {"<Alt>Left", NULL}},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(accels); i++)
 		gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action, accels[i].accels);
@@ -158,6 +196,7 @@ static void cl_application_startup(GApplication *app)
 	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
 											   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 	g_object_unref(css);
+	add_agreement_css();
 
 	self->recovery_path = g_build_filename(g_get_user_state_dir(), "contactlab", "recovery.json", NULL);
 	/* the one instance (startup runs in the primary only): what a killed

@@ -1,8 +1,7 @@
-#include "backend-style.h"
 #include "cl-backend-list.h"
 
-#include "cl-scene-render.h"
-#include "cl-window.h"
+#include "backend-style.h"
+#include "cl-workbench.h"
 
 #include <math.h>
 
@@ -15,7 +14,9 @@ typedef struct {
 struct _ClBackendList {
 	GtkWidget parent_instance;
 	GtkWidget *box;
-	ClWindow *window;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	gulong changed_handler;
 	GtkWidget **checks; /* per backend */
 	GArray *params;     /* ParamWidget */
 	GtkWidget *message;
@@ -26,43 +27,48 @@ G_DEFINE_FINAL_TYPE(ClBackendList, cl_backend_list, GTK_TYPE_WIDGET)
 
 static void draw_swatch(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
-	(void)area;
-	ClPlotColor color = cl_backend_color(GPOINTER_TO_INT(data), (FALSE) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
-	double rgb[3] = {color.r, color.g, color.b};
+	GdkRGBA fg;
+	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
+	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
+	ClPlotColor c = cl_backend_color(GPOINTER_TO_INT(data), dark ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
 	cairo_arc(cr, w / 2.0, h / 2.0, MIN(w, h) / 2.0 - 1, 0, 2 * G_PI);
-	cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
 	cairo_fill(cr);
 }
 
 static void enabled_toggled(GtkCheckButton *check, ClBackendList *self)
 {
-	if (self->updating || !self->window)
+	if (self->updating || !self->doc)
 		return;
-	cl_window_set_enabled(self->window, GPOINTER_TO_INT(g_object_get_data(G_OBJECT(check), "backend")),
-						  gtk_check_button_get_active(check));
+	cl_document_set_backend_enabled(self->doc, GPOINTER_TO_INT(g_object_get_data(G_OBJECT(check), "backend")),
+									gtk_check_button_get_active(check));
+}
+
+typedef struct {
+	const ParamWidget *param;
+	double value;
+} ParamEdit;
+
+static gboolean apply_param(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	const ParamEdit *e = data;
+	const char *name = cl_backend_info(e->param->backend)->params[e->param->param].name;
+	return cl_scene_set_backend_param(scene, e->param->backend, name, e->value, message, size);
 }
 
 static void set_param(ClBackendList *self, const ParamWidget *p, double value)
 {
-	if (self->updating || !self->window)
+	if (self->updating || !self->doc)
 		return;
-	ClScene *scene = cl_window_get_scene(self->window);
+	if (cl_document_get_scene(self->doc)->backend_params[p->backend].values[p->param] == value)
+		return;
 	const ClBackendInfo *info = cl_backend_info(p->backend);
-	const char *name = info->params[p->param].name;
-	if (scene->backend_params[p->backend].values[p->param] == value)
-		return;
-	ClScene *before = cl_scene_copy(scene);
-	char message[CL_MESSAGE_MAX] = "";
-	if (cl_scene_set_backend_param(scene, p->backend, name, value, message, sizeof message)) {
-		char *label = g_strdup_printf("Set %s.%s", info->id, name);
-		char *key = g_strdup_printf("param:%d:%d", p->backend, p->param);
-		cl_window_scene_edited(self->window, before, label, key);
-		g_free(label);
-		g_free(key);
-		gtk_label_set_text(GTK_LABEL(self->message), "");
-	} else
-		gtk_label_set_text(GTK_LABEL(self->message), message);
-	cl_scene_free(before);
+	g_autofree char *label = g_strdup_printf("Set %s.%s", info->id, info->params[p->param].name);
+	g_autofree char *key = g_strdup_printf("param:%d:%d", p->backend, p->param);
+	ParamEdit edit = {p, value};
+	g_autoptr(GError) error = NULL;
+	gtk_label_set_text(GTK_LABEL(self->message),
+					   cl_document_edit(self->doc, label, key, apply_param, &edit, &error) ? "" : error->message);
 }
 
 static ParamWidget *param_of(ClBackendList *self, GtkWidget *widget)
@@ -222,15 +228,13 @@ static GtkWidget *backend_row(ClBackendList *self, int b)
 	return row;
 }
 
-void cl_backend_list_refresh(ClBackendList *self)
+/* The checks and parameter widgets follow the document (an undo, a load, a lesson step). */
+static void refresh(ClBackendList *self)
 {
-	if (!self->window)
-		return;
-	const ClScene *scene = cl_window_get_scene(self->window);
-	const gboolean *enabled = cl_window_get_enabled(self->window);
+	const ClScene *scene = cl_document_get_scene(self->doc);
 	self->updating = TRUE;
 	for (int b = 0; b < cl_backend_count(); b++)
-		gtk_check_button_set_active(GTK_CHECK_BUTTON(self->checks[b]), enabled[b]);
+		gtk_check_button_set_active(GTK_CHECK_BUTTON(self->checks[b]), cl_document_backend_enabled(self->doc, b));
 	for (guint i = 0; i < self->params->len; i++) {
 		ParamWidget *p = &g_array_index(self->params, ParamWidget, i);
 		double v = scene->backend_params[p->backend].values[p->param];
@@ -244,10 +248,33 @@ void cl_backend_list_refresh(ClBackendList *self)
 	self->updating = FALSE;
 }
 
-void cl_backend_list_set_window(ClBackendList *self, ClWindow *window)
+static void document_changed(ClDocument *doc, guint what, ClBackendList *self)
 {
-	self->window = window;
-	cl_backend_list_refresh(self);
+	(void)doc;
+	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_BACKENDS))
+		refresh(self);
+}
+
+static void cl_backend_list_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_backend_list_parent_class)->root(widget);
+	ClBackendList *self = CL_BACKEND_LIST(widget);
+	self->workbench = cl_workbench_of(widget);
+	if (!self->workbench)
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	refresh(self);
+}
+
+static void cl_backend_list_unroot(GtkWidget *widget)
+{
+	ClBackendList *self = CL_BACKEND_LIST(widget);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	self->workbench = NULL;
+	GTK_WIDGET_CLASS(cl_backend_list_parent_class)->unroot(widget);
 }
 
 static void cl_backend_list_dispose(GObject *object)
@@ -262,6 +289,8 @@ static void cl_backend_list_dispose(GObject *object)
 static void cl_backend_list_class_init(ClBackendListClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = cl_backend_list_dispose;
+	GTK_WIDGET_CLASS(klass)->root = cl_backend_list_root;
+	GTK_WIDGET_CLASS(klass)->unroot = cl_backend_list_unroot;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
 }
 

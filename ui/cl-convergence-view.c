@@ -1,23 +1,11 @@
 #include "cl-convergence-view.h"
 
-#include "cl-window.h"
-#include "convergence-data.h"
+#include "cl-convergence-job.h"
+#include "cl-workbench.h"
 #include "figures.h"
 #include "lesson-figures.h"
 
-/* How often the progress bar follows the workers. */
-#define PROGRESS_UPDATE_MS 100
-
-/* One run: what it computes, its progress (written by the workers) and its
- * result. The GTask owns it, so a cancelled run can finish on its own. */
-typedef struct {
-	ClScene *scene;
-	char parameter[CL_NAME_MAX];
-	GArray *steps, *backends;
-	_Atomic int cancel;
-	_Atomic int done, total;
-	ClConvergenceRun *run;
-} Job;
+#include <stdlib.h>
 
 struct _ClConvergenceView {
 	GtkWidget parent_instance;
@@ -27,33 +15,28 @@ struct _ClConvergenceView {
 	GtkWidget *compute_button, *cancel_button;
 	GtkProgressBar *progress;
 	GtkLabel *status;
+	GtkWidget *stale_label;
 	ClPlotView *plot;
 
-	/* borrowed */
-	ClWindow *window;
+	ClDocument *doc; /* while rooted */
+	gulong changed_handler;
 
-	/* owned */
 	GtkStringList *names;
-	GTask *task; /* the running run */
-	ClConvergenceRun *run; /* the shown one */
+	ClJob *job;       /* the running run */
+	ClResult *shown;  /* the finished run shown */
 	GArray *highlight;
-	gboolean stale;
 	gint64 started;
 	double seconds;
-	guint progress_source;
 };
 
-G_DEFINE_FINAL_TYPE(ClConvergenceView, cl_convergence_view, GTK_TYPE_WIDGET)
+static void cl_convergence_view_view_init(ClResultsViewInterface *iface);
 
-static void job_free(gpointer data)
+G_DEFINE_FINAL_TYPE_WITH_CODE(ClConvergenceView, cl_convergence_view, GTK_TYPE_WIDGET,
+							  G_IMPLEMENT_INTERFACE(CL_TYPE_RESULTS_VIEW, cl_convergence_view_view_init))
+
+static ClConvergenceRun *shown_run(ClConvergenceView *self)
 {
-	Job *job = data;
-	cl_scene_free(job->scene);
-	g_array_unref(job->steps);
-	g_array_unref(job->backends);
-	if (job->run)
-		cl_convergence_run_free(job->run);
-	g_free(job);
+	return self->shown ? cl_result_payload(self->shown) : NULL;
 }
 
 /* ------------------------------------------------------------- controls */
@@ -75,28 +58,29 @@ static gboolean select_parameter(ClConvergenceView *self, const char *name)
 	return FALSE;
 }
 
-/* Every ball's initial state and first control: the derivatives the paper's
- * figures follow as dt shrinks. The choice survives by name. */
+/* Every ball's initial state and first control (cl_scene_params): the
+ * derivatives the paper's figures follow as dt shrinks. The choice
+ * survives by name. */
 static void refresh_parameters(ClConvergenceView *self)
 {
-	const ClScene *scene = cl_window_get_scene(self->window);
-	char *current = g_strdup(selected_parameter(self));
-	static const char *const kinds[] = {"position.x", "position.y", "velocity.x", "velocity.y", "control[0].x",
-										"control[0].y"};
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	for (int b = 0; b < scene->ball_count; b++)
-		for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++)
-			g_ptr_array_add(names, g_strdup_printf("%s.%s", scene->balls[b].id, kinds[k]));
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	g_autofree char *current = g_strdup(selected_parameter(self));
+	int count;
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	char name[CL_NAME_MAX];
+	for (int k = 0; k < count; k++) {
+		cl_param_name(scene, &params[k], name, sizeof name);
+		g_ptr_array_add(names, g_strdup(name));
+	}
+	free(params);
 	g_ptr_array_add(names, NULL);
 	gtk_string_list_splice(self->names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->names)),
 						   (const char *const *)names->pdata);
 	if (!select_parameter(self, current) && scene->ball_count > 0) {
-		char fallback[CL_NAME_MAX];
-		g_snprintf(fallback, sizeof fallback, "%s.position.y", scene->balls[0].id);
-		select_parameter(self, fallback);
+		g_snprintf(name, sizeof name, "%s.position.y", scene->balls[0].id);
+		select_parameter(self, name);
 	}
-	g_ptr_array_free(names, TRUE);
-	g_free(current);
 }
 
 static void set_steps_text(ClConvergenceView *self, const GArray *steps)
@@ -110,113 +94,87 @@ static void set_steps_text(ClConvergenceView *self, const GArray *steps)
 
 /* -------------------------------------------------------------- figure */
 
+static gboolean is_stale(ClConvergenceView *self)
+{
+	return self->shown && self->doc && cl_document_is_stale(self->doc, self->shown);
+}
+
 static void rebuild_figure(ClConvergenceView *self)
 {
-	if (!self->run) {
+	gtk_widget_set_visible(self->stale_label, is_stale(self));
+	if (!self->shown) {
 		cl_plot_view_set_figure(self->plot, NULL);
 		return;
 	}
-	ClPlotFigure *figure = cl_figure_convergence(self->run, self->highlight);
-	char *title = g_markup_escape_text(cl_window_get_scene(self->window)->name, -1);
+	ClPlotFigure *figure = cl_figure_convergence(shown_run(self), self->highlight);
+	g_autofree char *title = g_markup_escape_text(cl_result_scene(self->shown)->name, -1);
 	cl_plot_figure_set_title(figure, title);
-	g_free(title);
 	cl_plot_view_set_figure(self->plot, figure);
-	gtk_widget_set_opacity(GTK_WIDGET(self->plot), self->stale ? 0.45 : 1.0);
+	gtk_widget_set_opacity(GTK_WIDGET(self->plot), is_stale(self) ? 0.45 : 1.0);
 }
 
 static GString *convergence_csv(gpointer data)
 {
 	ClConvergenceView *self = data;
-	return self->run ? cl_convergence_csv(self->run) : NULL;
+	return self->shown ? cl_convergence_csv(shown_run(self)) : NULL;
 }
 
 static void set_status(ClConvergenceView *self, const char *message)
 {
-	gboolean running = self->task != NULL;
+	gboolean running = self->job != NULL;
 	gtk_widget_set_visible(self->cancel_button, running);
 	gtk_widget_set_visible(GTK_WIDGET(self->progress), running);
-	char *text;
+	g_autofree char *text = NULL;
 	if (message)
 		text = g_strdup(message);
-	else if (running) {
-		Job *job = g_task_get_task_data(self->task);
-		text = g_strdup_printf("%d of %d runs", job->done, job->total);
-	} else if (self->run)
-		text = g_strdup_printf("%u backends × %u step counts in %.2f s%s", self->run->backends->len,
-							   self->run->steps->len, self->seconds,
-							   self->stale ? " · the scene has changed since: Compute again" : "");
+	else if (running)
+		text = g_strdup_printf("%.0f %% of the runs", 100 * cl_job_get_progress(self->job));
+	else if (self->shown)
+		text = g_strdup_printf("%u backends × %u step counts in %.2f s%s", shown_run(self)->backends->len,
+							   shown_run(self)->steps->len, self->seconds,
+							   is_stale(self) ? " · the scene has changed since: Compute again" : "");
 	else
 		text = g_strdup("Choose a derivative and the step counts, then press Compute.");
 	gtk_label_set_text(self->status, text);
-	g_free(text);
 }
 
 /* ------------------------------------------------------------ computing */
 
-static void report_progress(int done, int total, int backend_slot, int step_index, void *user)
+static void run_progress(ClJob *job, ClConvergenceView *self)
 {
-	(void)backend_slot, (void)step_index;
-	Job *job = user;
-	job->total = total;
-	job->done = done;
+	if (job != self->job)
+		return;
+	gtk_progress_bar_set_fraction(self->progress, cl_job_get_progress(job));
+	set_status(self, NULL);
 }
 
-static void run_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-	(void)source, (void)cancellable;
-	Job *job = data;
-	GError *error = NULL;
-	job->run = cl_convergence_run_new(job->scene, job->parameter, job->steps, job->backends, report_progress, job,
-									  &job->cancel, &error);
-	if (job->run)
-		g_task_return_boolean(task, TRUE);
-	else
-		g_task_return_error(task, error);
-}
-
-static gboolean progress_tick(gpointer data)
+static void run_done(GObject *source, GAsyncResult *res, gpointer data)
 {
 	ClConvergenceView *self = data;
-	if (self->task) {
-		Job *job = g_task_get_task_data(self->task);
-		gtk_progress_bar_set_fraction(self->progress, job->total ? (double)job->done / job->total : 0);
-		set_status(self, NULL);
-	}
-	return G_SOURCE_CONTINUE;
-}
-
-static void run_done(GObject *source, GAsyncResult *result, gpointer data)
-{
-	(void)data;
-	ClConvergenceView *self = CL_CONVERGENCE_VIEW(source);
-	GTask *task = G_TASK(result);
-	GError *error = NULL;
-	gboolean ok = g_task_propagate_boolean(task, &error);
-	if (task != self->task) { /* superseded */
-		g_clear_error(&error);
-		return;
-	}
-	g_clear_object(&self->task);
-	g_clear_handle_id(&self->progress_source, g_source_remove);
-	if (ok) {
-		Job *job = g_task_get_task_data(task);
-		if (self->run)
-			cl_convergence_run_free(self->run);
-		self->run = g_steal_pointer(&job->run);
-		self->stale = FALSE;
-		self->seconds = (g_get_monotonic_time() - self->started) / 1e6;
+	ClJob *job = CL_JOB(source);
+	g_autoptr(GError) error = NULL;
+	gboolean ok = cl_job_finish(job, res, &error);
+	if (job == self->job) {
+		if (ok) {
+			g_clear_pointer(&self->shown, cl_result_unref);
+			self->shown = cl_result_ref(cl_study_job_result(job));
+			self->seconds = (g_get_monotonic_time() - self->started) / 1e6;
+			if (self->doc)
+				cl_document_set_result(self->doc, self->shown);
+		}
+		g_clear_object(&self->job);
 		rebuild_figure(self);
+		set_status(self, error && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? error->message
+						 : error																 ? "Cancelled."
+																								 : NULL);
 	}
-	set_status(self, error && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? error->message
-					 : error																 ? "Cancelled."
-																							 : NULL);
-	g_clear_error(&error);
+	g_object_unref(self);
 }
 
 gboolean cl_convergence_view_compute(ClConvergenceView *self, const char *parameter, const GArray *steps,
 									 GError **error)
 {
-	if (!self->window)
+	if (!self->doc)
 		return FALSE;
 	refresh_parameters(self);
 	if (parameter && !select_parameter(self, parameter)) {
@@ -234,44 +192,34 @@ gboolean cl_convergence_view_compute(ClConvergenceView *self, const char *parame
 	if (!parsed)
 		return FALSE;
 	/* every enabled backend, and exact (the reference line) always, in registry order */
-	const gboolean *enabled = cl_window_get_enabled(self->window);
 	int exact = cl_backend_reference();
-	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) backends = g_array_new(FALSE, FALSE, sizeof(int));
 	for (int b = 0; b < cl_backend_count(); b++)
-		if (enabled[b] || b == exact)
+		if (cl_document_backend_enabled(self->doc, b) || b == exact)
 			g_array_append_val(backends, b);
-	cl_convergence_view_cancel(self);
-	Job *job = g_new0(Job, 1);
-	job->scene = cl_scene_copy(cl_window_get_scene(self->window));
-	g_strlcpy(job->parameter, name, sizeof job->parameter);
-	job->steps = parsed;
-	job->backends = backends;
-	job->total = (int)(parsed->len * backends->len);
-	self->task = g_task_new(self, NULL, run_done, NULL);
-	g_task_set_task_data(self->task, job, job_free);
+	g_autoptr(ClJob) job = cl_convergence_job_new(cl_document_get_scene(self->doc), cl_document_get_revision(self->doc),
+												  name, parsed, backends, error);
+	g_array_unref(parsed);
+	if (!job)
+		return FALSE;
+	cl_job_replace(&self->job, job);
 	self->started = g_get_monotonic_time();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	self->progress_source = g_timeout_add(PROGRESS_UPDATE_MS, progress_tick, self);
-	g_task_run_in_thread(self->task, run_in_thread);
+	g_signal_connect(job, "progress", G_CALLBACK(run_progress), self);
+	cl_job_run_async(job, run_done, g_object_ref(self));
 	set_status(self, NULL);
 	return TRUE;
 }
 
 void cl_convergence_view_cancel(ClConvergenceView *self)
 {
-	if (!self->task)
-		return;
-	Job *job = g_task_get_task_data(self->task);
-	job->cancel = 1;
-	/* its result is dropped when it lands: run_done sees a superseded task */
-	g_clear_object(&self->task);
-	g_clear_handle_id(&self->progress_source, g_source_remove);
-	set_status(self, "Cancelled.");
+	if (self->job)
+		cl_job_cancel(self->job);
 }
 
 gboolean cl_convergence_view_is_busy(ClConvergenceView *self)
 {
-	return self->task != NULL;
+	return self->job != NULL;
 }
 
 ClPlotView *cl_convergence_view_get_plot(ClConvergenceView *self)
@@ -279,14 +227,33 @@ ClPlotView *cl_convergence_view_get_plot(ClConvergenceView *self)
 	return self->plot;
 }
 
-void cl_convergence_view_set_highlight(ClConvergenceView *self, const GArray *backends)
+/* Backends a lesson points at are drawn wider, the others lighter, as on its handout. */
+static void set_highlight(ClResultsView *view, const ClLessonStep *step)
 {
+	ClConvergenceView *self = CL_CONVERGENCE_VIEW(view);
 	g_clear_pointer(&self->highlight, g_array_unref);
-	if (backends && backends->len) {
-		self->highlight = g_array_sized_new(FALSE, FALSE, sizeof(int), backends->len);
-		g_array_append_vals(self->highlight, backends->data, backends->len);
+	for (guint i = 0; step && i < step->highlights->len; i++) {
+		int b = g_array_index(step->highlights, ClLessonHighlight, i).backend;
+		if (!self->highlight)
+			self->highlight = g_array_new(FALSE, FALSE, sizeof(int));
+		gboolean seen = FALSE;
+		for (guint k = 0; k < self->highlight->len && !seen; k++)
+			seen = g_array_index(self->highlight, int, k) == b;
+		if (!seen)
+			g_array_append_val(self->highlight, b);
 	}
 	rebuild_figure(self);
+}
+
+static gboolean show_step(ClResultsView *view, const ClLessonStep *step, GError **error)
+{
+	return cl_convergence_view_compute(CL_CONVERGENCE_VIEW(view), step->view.parameter, step->view.steps, error);
+}
+
+static void cl_convergence_view_view_init(ClResultsViewInterface *iface)
+{
+	iface->show_step = show_step;
+	iface->highlight = set_highlight;
 }
 
 static void compute_clicked(GtkButton *button, ClConvergenceView *self)
@@ -305,32 +272,47 @@ static void cancel_clicked(GtkButton *button, ClConvergenceView *self)
 	cl_convergence_view_cancel(self);
 }
 
-/* The shown figure belongs to the scene it was computed for. */
-static void scene_changed(ClWindow *window, ClConvergenceView *self)
+/* The shown figure belongs to the scene it was computed for: stale after a change. */
+static void document_changed(ClDocument *doc, guint what, ClConvergenceView *self)
 {
-	(void)window;
-	refresh_parameters(self);
-	if (self->run && !self->stale) {
-		self->stale = TRUE;
-		gtk_widget_set_opacity(GTK_WIDGET(self->plot), 0.45);
+	(void)doc;
+	if (what & CL_DOCUMENT_SCENE) {
+		refresh_parameters(self);
+		rebuild_figure(self);
 		set_status(self, NULL);
 	}
 }
 
-void cl_convergence_view_set_window(ClConvergenceView *self, ClWindow *window)
+/* ------------------------------------------------------------ lifecycle */
+
+static void cl_convergence_view_root(GtkWidget *widget)
 {
-	self->window = window;
-	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
+	GTK_WIDGET_CLASS(cl_convergence_view_parent_class)->root(widget);
+	ClConvergenceView *self = CL_CONVERGENCE_VIEW(widget);
+	ClWorkbench *workbench = cl_workbench_of(widget);
+	if (!workbench)
+		return;
+	self->doc = cl_workbench_get_document(workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
 	refresh_parameters(self);
 	set_status(self, NULL);
 }
 
-/* ------------------------------------------------------------ lifecycle */
+static void cl_convergence_view_unroot(GtkWidget *widget)
+{
+	ClConvergenceView *self = CL_CONVERGENCE_VIEW(widget);
+	cl_convergence_view_cancel(self);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	GTK_WIDGET_CLASS(cl_convergence_view_parent_class)->unroot(widget);
+}
 
 static void cl_convergence_view_dispose(GObject *object)
 {
 	ClConvergenceView *self = CL_CONVERGENCE_VIEW(object);
-	cl_convergence_view_cancel(self);
+	cl_job_replace(&self->job, NULL);
+	g_clear_pointer(&self->shown, cl_result_unref);
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_object(&self->names);
 	G_OBJECT_CLASS(cl_convergence_view_parent_class)->dispose(object);
@@ -339,8 +321,6 @@ static void cl_convergence_view_dispose(GObject *object)
 static void cl_convergence_view_finalize(GObject *object)
 {
 	ClConvergenceView *self = CL_CONVERGENCE_VIEW(object);
-	if (self->run)
-		cl_convergence_run_free(self->run);
 	g_clear_pointer(&self->highlight, g_array_unref);
 	G_OBJECT_CLASS(cl_convergence_view_parent_class)->finalize(object);
 }
@@ -349,6 +329,8 @@ static void cl_convergence_view_class_init(ClConvergenceViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = cl_convergence_view_dispose;
 	G_OBJECT_CLASS(klass)->finalize = cl_convergence_view_finalize;
+	GTK_WIDGET_CLASS(klass)->root = cl_convergence_view_root;
+	GTK_WIDGET_CLASS(klass)->unroot = cl_convergence_view_unroot;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
 	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "convergenceview");
 }
@@ -415,6 +397,12 @@ static void cl_convergence_view_init(ClConvergenceView *self)
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
 								   "Convergence status", -1);
 	gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->status));
+	self->stale_label = gtk_label_new("The scene changed since this run: the curves are stale (Compute again).");
+	gtk_label_set_wrap(GTK_LABEL(self->stale_label), TRUE);
+	gtk_label_set_xalign(GTK_LABEL(self->stale_label), 0);
+	gtk_widget_add_css_class(self->stale_label, "stale-note");
+	gtk_widget_set_visible(self->stale_label, FALSE);
+	gtk_box_append(GTK_BOX(controls), self->stale_label);
 	gtk_box_append(GTK_BOX(self->box), controls);
 
 	self->plot = CL_PLOT_VIEW(cl_plot_view_new());

@@ -6,25 +6,19 @@
 #pragma once
 
 #include "cl-plot-view.h"
-
-#include <gtk/gtk.h>
+#include "cl-results-view.h"
 
 G_BEGIN_DECLS
-
-typedef struct _ClWindow ClWindow;
 
 #define CL_TYPE_CONVERGENCE_VIEW (cl_convergence_view_get_type())
 G_DECLARE_FINAL_TYPE(ClConvergenceView, cl_convergence_view, CL, CONVERGENCE_VIEW, GtkWidget)
 
-void cl_convergence_view_set_window(ClConvergenceView *view, ClWindow *window);
 /* Sets the parameter (NULL: keep the chosen one) and the step counts (int;
  * NULL: keep the entry's list), then starts the run on the window's scene
- * with its enabled backends and exact. FALSE with a message when invalid. */
+ * with its enabled backends and exact (a convergence job; the finished run
+ * is the document's convergence result). FALSE with a message when invalid. */
 gboolean cl_convergence_view_compute(ClConvergenceView *view, const char *parameter, const GArray *steps,
 									 GError **error);
-/* Backends (int registry indices; NULL or empty: none) drawn wider, the
- * others lighter, as on a lesson's handout. */
-void cl_convergence_view_set_highlight(ClConvergenceView *view, const GArray *backends);
 void cl_convergence_view_cancel(ClConvergenceView *view);
 gboolean cl_convergence_view_is_busy(ClConvergenceView *view);
 ClPlotView *cl_convergence_view_get_plot(ClConvergenceView *view);

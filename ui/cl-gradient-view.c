@@ -1,9 +1,16 @@
-#include "backend-style.h"
 #include "cl-gradient-view.h"
 
-#include "cl-scene-render.h"
+#include "agreement.h"
+#include "backend-style.h"
+#include "cl-workbench.h"
+#include "numbers.h"
+
+#include <stdlib.h>
 
 #include <math.h>
+
+/* Above this many balls the table shows the balls that matter first. */
+#define BALLS_SHOWN_ALL 4
 
 struct _ClGradientView {
 	GtkWidget parent_instance;
@@ -12,7 +19,13 @@ struct _ClGradientView {
 	GtkWidget *notes;
 	GtkWidget *copy_button;
 	GtkWidget *placeholder;
-	ClComputeResult *result;
+	GtkWidget *stale_label;
+	GtkDropDown *fd_choice;
+	GtkToggleButton *all_balls;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	ClRunner *runner;
+	gulong changed_handler, runner_handler;
 	GArray *highlight; /* Highlight */
 };
 
@@ -21,40 +34,10 @@ typedef struct {
 	char parameter[CL_NAME_MAX]; /* "" for the whole row */
 } Highlight;
 
-G_DEFINE_FINAL_TYPE(ClGradientView, cl_gradient_view, GTK_TYPE_WIDGET)
+static void cl_gradient_view_view_init(ClResultsViewInterface *iface);
 
-/* Below this both values count as zero: rounding, not a derivative. */
-#define ZERO_THRESHOLD 1e-9
-
-ClAgreement cl_gradient_agreement(double value, double exact, double *relative_error)
-{
-	if (relative_error)
-		*relative_error = NAN;
-	if (!isfinite(value) || !isfinite(exact))
-		return CL_AGREEMENT_UNKNOWN;
-	double error = fabs(value - exact) / fmax(fabs(exact), ZERO_THRESHOLD);
-	if (fabs(exact) < ZERO_THRESHOLD && fabs(value) < ZERO_THRESHOLD)
-		error = 0;
-	if (relative_error)
-		*relative_error = error;
-	if (fabs(value) >= ZERO_THRESHOLD && fabs(exact) >= ZERO_THRESHOLD && (value > 0) != (exact > 0))
-		return CL_AGREEMENT_WRONG_SIGN;
-	return error < 1e-3 ? CL_AGREEMENT_GOOD : error < 0.1 ? CL_AGREEMENT_FAIR : CL_AGREEMENT_POOR;
-}
-
-static const char *const agreement_class[] = {
-	[CL_AGREEMENT_REFERENCE] = "reference", [CL_AGREEMENT_GOOD] = "good",		   [CL_AGREEMENT_FAIR] = "fair",
-	[CL_AGREEMENT_POOR] = "poor",			[CL_AGREEMENT_WRONG_SIGN] = "wrong-sign", [CL_AGREEMENT_UNKNOWN] = "unknown",
-};
-
-static const char *const agreement_text[] = {
-	[CL_AGREEMENT_REFERENCE] = "the reference (exact event-driven gradient)",
-	[CL_AGREEMENT_GOOD] = "agrees with exact (relative error below 0.1 %)",
-	[CL_AGREEMENT_FAIR] = "close to exact (relative error below 10 %)",
-	[CL_AGREEMENT_POOR] = "same sign as exact, but off by 10 % or more",
-	[CL_AGREEMENT_WRONG_SIGN] = "WRONG SIGN: a descent step along it goes uphill under the true dynamics",
-	[CL_AGREEMENT_UNKNOWN] = "cannot be compared (no exact value, or not finite)",
-};
+G_DEFINE_FINAL_TYPE_WITH_CODE(ClGradientView, cl_gradient_view, GTK_TYPE_WIDGET,
+							  G_IMPLEMENT_INTERFACE(CL_TYPE_RESULTS_VIEW, cl_gradient_view_view_init))
 
 static void format_value(double value, char *out, size_t size)
 {
@@ -78,6 +61,13 @@ static void format_full(double value, char *out, size_t size)
 		g_snprintf(out, size, "%s", g_ascii_formatd(buffer, sizeof buffer, "%.12g", value));
 }
 
+static ClPlotThemeKind theme_of(GtkWidget *widget)
+{
+	GdkRGBA fg;
+	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
+	return fg.red + fg.green + fg.blue > 1.5 ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT;
+}
+
 static void clear_grid(ClGradientView *self)
 {
 	GtkWidget *child;
@@ -96,20 +86,15 @@ static GtkWidget *header_label(const char *markup, const char *accessible)
 	return label;
 }
 
+/* "ball2.velocity.x" → "∂L/∂v_x" over "ball2": reads better than the raw name */
 static char *column_title(const char *name)
 {
-	if (g_str_equal(name, "loss"))
-		return g_strdup("<b>L</b>");
-	/* "ball2.velocity.x" → "∂L/∂ ball2 vₓ" reads better than the raw name */
-	char **parts = g_strsplit(name, ".", -1);
-	char *title;
+	g_auto(GStrv) parts = g_strsplit(name, ".", -1);
 	if (g_strv_length(parts) >= 3) {
 		const char *what = g_str_equal(parts[1], "position") ? "p" : g_str_equal(parts[1], "velocity") ? "v" : "u₀";
-		title = g_markup_printf_escaped("<b>∂L/∂%s<sub>%s</sub></b>\n<small>%s</small>", what, parts[2], parts[0]);
-	} else
-		title = g_markup_printf_escaped("<b>∂L/∂%s</b>", name);
-	g_strfreev(parts);
-	return title;
+		return g_markup_printf_escaped("<b>∂L/∂%s<sub>%s</sub></b>\n<small>%s</small>", what, parts[2], parts[0]);
+	}
+	return g_markup_printf_escaped("<b>∂L/∂%s</b>", name);
 }
 
 static void add_note(ClGradientView *self, const char *icon, const char *markup)
@@ -128,39 +113,6 @@ static void add_note(ClGradientView *self, const char *icon, const char *markup)
 	gtk_box_append(GTK_BOX(self->notes), row);
 }
 
-static const char *status_explanation(ClStatusCode code)
-{
-	switch (code) {
-	case CL_STATUS_OK:
-		return "";
-	case CL_STATUS_GRAZING:
-		return "a contact is tangential: the saltation matrix is undefined there, so the gradient is not trustworthy";
-	case CL_STATUS_SIMULTANEOUS:
-		return "two impacts happen at the same instant: the order of impacts, and so the gradient, is ambiguous";
-	case CL_STATUS_ZENO:
-		return "infinitely many impacts (the ball comes to rest): the event-driven gradient does not exist";
-	case CL_STATUS_IN_CONTACT:
-		return "a contact is active at t = 0: the derivative with respect to the initial state is one-sided";
-	case CL_STATUS_DIVERGED:
-		return "the state blew up: the contact stiffness is too large for this time step (try more steps or substeps)";
-	case CL_STATUS_NOT_FINITE:
-		return "a NaN or Inf appeared in the state";
-	case CL_STATUS_SOLVER_FAILED:
-		return "the contact solver did not converge";
-	case CL_STATUS_UNSUPPORTED:
-		return "this backend cannot simulate this scene";
-	case CL_STATUS_IMPACT_LIMIT:
-		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
-	case CL_STATUS_MEMORY_LIMIT:
-		return "the run needs more memory than its budget: it was stopped before the machine ran out";
-	case CL_STATUS_CANCELLED:
-		return "cancelled";
-	case CL_STATUS_COUNT:
-		break;
-	}
-	return "";
-}
-
 /* Whether the lesson points at backend's cell of column name, or at its
  * whole row (name NULL: the row header carries that outline). */
 static gboolean highlighted(const ClGradientView *self, int backend, const char *name)
@@ -173,179 +125,336 @@ static gboolean highlighted(const ClGradientView *self, int backend, const char 
 	return FALSE;
 }
 
-static GtkWidget *row_header(const ClBackendResult *r)
+static GtkWidget *row_header(ClGradientView *self, const ClRunBackend *r)
 {
 	const ClBackendInfo *info = cl_backend_info(r->backend);
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	ClPlotColor color = cl_backend_color(r->backend, (FALSE) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
-	double rgb[3] = {color.r, color.g, color.b};
-	char *markup = g_markup_printf_escaped("<span foreground='#%02x%02x%02x'>●</span> <b>%s</b>\n<small>%s</small>",
-										   (int)(rgb[0] * 255), (int)(rgb[1] * 255), (int)(rgb[2] * 255), info->id,
-										   info->mirrors);
+	char hex[8];
+	cl_backend_color_hex(r->backend, theme_of(GTK_WIDGET(self)), hex);
+	g_autofree char *markup =
+		g_markup_printf_escaped("<span foreground='%s'>●</span> <b>%s</b>\n<small>%s</small>", hex, info->id, info->mirrors);
 	GtkWidget *label = gtk_label_new(NULL);
 	gtk_label_set_markup(GTK_LABEL(label), markup);
 	gtk_label_set_xalign(GTK_LABEL(label), 0);
-	g_free(markup);
 	gtk_box_append(GTK_BOX(box), label);
-	if (r->status.code != CL_STATUS_OK) {
+	const ClStatus *status = &r->row.status;
+	if (status->code != CL_STATUS_OK) {
 		GtkWidget *icon = gtk_image_new_from_icon_name("dialog-warning-symbolic");
-		char *tip = g_strdup_printf("%s: %s%s%s", cl_status_name(r->status.code), status_explanation(r->status.code),
-									r->status.message[0] ? "\n" : "", r->status.message);
+		g_autofree char *tip = g_strdup_printf("%s: %s%s%s", cl_status_name(status->code),
+											   cl_status_explanation(status->code), status->message[0] ? "\n" : "",
+											   status->message);
 		gtk_widget_set_tooltip_text(icon, tip);
 		gtk_accessible_update_property(GTK_ACCESSIBLE(icon), GTK_ACCESSIBLE_PROPERTY_LABEL, tip, -1);
-		g_free(tip);
 		gtk_box_append(GTK_BOX(box), icon);
 	}
 	gtk_widget_add_css_class(box, "row-header");
-	char *name = g_strdup_printf("%s: %s", info->id, info->label);
+	g_autofree char *name = g_strdup_printf("%s: %s", info->id, info->label);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-	g_free(name);
 	gtk_widget_set_tooltip_text(box, info->summary);
 	return box;
 }
 
-static GtkWidget *cell(const ClGradientView *self, const ClComputeResult *result, const ClBackendResult *r, const ClBackendResult *exact, int k)
+static GtkWidget *loss_cell(const ClRunBackend *r)
 {
+	char text[64], full[64];
+	format_value(r->row.loss, text, sizeof text);
+	format_full(r->row.loss, full, sizeof full);
 	const char *id = cl_backend_info(r->backend)->id;
-	const char *name = result->column_names[k];
-	double value = r->gradient[k], fd = r->fd[k];
-	double reference = exact ? exact->gradient[k] : NAN;
-	double error;
-	ClAgreement agreement = r == exact ? CL_AGREEMENT_REFERENCE : cl_gradient_agreement(value, reference, &error);
-	if (r == exact)
-		error = 0;
-	char text[64], fd_text[64], full[64];
-	format_value(value, text, sizeof text);
-	format_value(fd, fd_text, sizeof fd_text);
-	format_full(value, full, sizeof full);
-	/* a gradient that is not the derivative of its own forward map shows up here */
-	double fd_error;
-	ClAgreement self_check = k == 0 ? CL_AGREEMENT_GOOD : cl_gradient_agreement(fd, value, &fd_error);
-	gboolean fd_differs = self_check != CL_AGREEMENT_GOOD && self_check != CL_AGREEMENT_FAIR && isfinite(fd);
-	char *markup;
-	if (k == 0)
-		markup = g_markup_printf_escaped("<span font_features='tnum'>%s</span>", text);
-	else
-		markup = g_markup_printf_escaped(fd_differs ? "<span font_features='tnum'>%s</span>\n<small><span "
-													  "foreground='#c64600' weight='bold'>FD %s</span></small>"
-													: "<span font_features='tnum'>%s</span>\n<small><span "
-													  "alpha='60%%'>FD %s</span></small>",
-										 text, fd_text);
+	g_autofree char *markup = g_markup_printf_escaped("<span font_features='tnum'>%s</span>", text);
 	GtkWidget *label = gtk_label_new(NULL);
 	gtk_label_set_markup(GTK_LABEL(label), markup);
-	g_free(markup);
 	gtk_label_set_xalign(GTK_LABEL(label), 1);
 	gtk_widget_add_css_class(label, "cell");
-	gtk_widget_add_css_class(label, agreement_class[agreement]);
-	gboolean pointed_at = k > 0 && highlighted(self, r->backend, name);
+	gtk_widget_add_css_class(label, "loss");
+	g_autofree char *tip = g_strdup_printf("Loss L computed with %s: %s", id, full);
+	gtk_widget_set_tooltip_text(label, tip);
+	g_autofree char *accessible = g_strdup_printf("%s loss = %s", id, full);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+	return label;
+}
+
+static GtkWidget *cell(ClGradientView *self, ClRunData *data, const char *name, int slot, int exact_slot, int k)
+{
+	const ClRunBackend *r = &data->backends[slot];
+	const char *id = cl_backend_info(r->backend)->id;
+	ClGradientCell c = cl_run_data_cell(data, slot, k);
+	double reference = exact_slot >= 0 ? cl_run_data_cell(data, exact_slot, k).adjoint : NAN;
+	double error;
+	ClAgreement agreement =
+		slot == exact_slot ? CL_AGREEMENT_REFERENCE : cl_agreement(c.adjoint, reference, &error);
+	char text[64], fd_text[64], full[64];
+	format_value(c.adjoint, text, sizeof text);
+	format_full(c.adjoint, full, sizeof full);
+	gboolean asked = c.fd_step > 0, taken = asked && (isfinite(c.fd) || !r->row.complete || c.fd_status != CL_STATUS_OK);
+	if (taken)
+		format_value(c.fd, fd_text, sizeof fd_text);
+	else
+		g_snprintf(fd_text, sizeof fd_text, "…");
+	/* a gradient that is not the derivative of its own forward map shows up here */
+	ClAgreement self_check = cl_agreement(c.fd, c.adjoint, NULL);
+	gboolean fd_differs = taken && isfinite(c.fd) && self_check != CL_AGREEMENT_GOOD && self_check != CL_AGREEMENT_FAIR;
+	g_autofree char *markup =
+		!asked ? g_markup_printf_escaped("<span font_features='tnum'>%s</span>", text)
+		: fd_differs
+			? g_markup_printf_escaped("<span font_features='tnum'>%s</span>\n<small><span weight='bold'>FD %s "
+									  "≠</span></small>",
+									  text, fd_text)
+			: g_markup_printf_escaped("<span font_features='tnum'>%s</span>\n<small><span alpha='70%%'>FD %s</span>"
+									  "</small>",
+									  text, fd_text);
+	GtkWidget *label = gtk_label_new(NULL);
+	gtk_label_set_markup(GTK_LABEL(label), markup);
+	gtk_label_set_xalign(GTK_LABEL(label), 1);
+	gtk_widget_add_css_class(label, "cell");
+	gtk_widget_add_css_class(label, cl_agreement_name(agreement));
+	if (fd_differs)
+		gtk_widget_add_css_class(label, "fd-differs");
+	gboolean pointed_at = highlighted(self, r->backend, name);
 	if (pointed_at)
 		gtk_widget_add_css_class(label, "highlighted");
 
 	GString *tip = g_string_new(NULL);
-	if (k == 0)
-		g_string_append_printf(tip, "Loss L computed with %s: %s", id, full);
-	else
-		g_string_append_printf(tip, "∂L/∂%s by %s (adjoint through its own step Jacobians): %s", name, id, full);
-	if (exact && r != exact) {
+	g_string_append_printf(tip, "∂L/∂%s by %s (adjoint through its own step Jacobians): %s", name, id, full);
+	if (exact_slot >= 0 && slot != exact_slot) {
 		char exact_text[64];
 		format_full(reference, exact_text, sizeof exact_text);
 		g_string_append_printf(tip, "\nexact: %s", exact_text);
 		if (isfinite(error))
 			g_string_append_printf(tip, "\nrelative error against exact: %.3g %%", 100 * error);
 	}
-	g_string_append_printf(tip, "\n→ %s", agreement_text[agreement]);
-	if (k > 0) {
-		g_string_append_printf(tip, "\nFD: central difference of %s's own forward map, h = %.1e: %s", id, r->fd_step,
-							   fd_text);
+	g_string_append_printf(tip, "\n→ %s", cl_agreement_sentence(agreement));
+	if (asked) {
+		g_string_append_printf(tip, "\nFD: central difference of %s's own forward map, h = %.1e: %s", id, c.fd_step,
+							   taken ? fd_text : "being computed");
 		if (fd_differs)
 			g_string_append(tip, "\n→ the gradient is not the derivative of the backend's own simulation");
-	}
-	if (r->status.code != CL_STATUS_OK)
-		g_string_append_printf(tip, "\nstatus %s: %s", cl_status_name(r->status.code), status_explanation(r->status.code));
+	} else
+		g_string_append(tip, "\nFD: not asked for (the table's FD choice)");
+	if (r->row.status.code != CL_STATUS_OK)
+		g_string_append_printf(tip, "\nstatus %s: %s", cl_status_name(r->row.status.code),
+							   cl_status_explanation(r->row.status.code));
 	gtk_widget_set_tooltip_text(label, tip->str);
 	g_string_free(tip, TRUE);
 	/* the accessible name carries the full-precision number for screen readers and tests */
-	char *accessible = g_strdup_printf("%s %s = %s", id, name, full);
-	char *description = g_strdup_printf("%s%s", agreement_text[agreement], pointed_at ? " (highlighted)" : "");
+	g_autofree char *accessible = g_strdup_printf("%s %s = %s", id, name, full);
+	g_autofree char *description =
+		g_strdup_printf("%s%s", cl_agreement_sentence(agreement), pointed_at ? " (highlighted)" : "");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
 								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
-	g_free(description);
-	g_free(accessible);
 	return label;
+}
+
+/* Whether column param is shown: every one, or with many balls those of the
+ * selected ball and of the balls that take part in the loss or are actuated. */
+static gboolean column_shown(ClGradientView *self, const ClScene *scene, const ClParam *param)
+{
+	if (scene->ball_count <= BALLS_SHOWN_ALL || gtk_toggle_button_get_active(self->all_balls) || param->ball < 0)
+		return TRUE;
+	ClPick selected = cl_document_get_selection(self->doc);
+	return (selected.kind == CL_PICK_BALL && selected.index == param->ball) || cl_scene_ball_matters(scene, param->ball);
+}
+
+static GArray *shown_columns(ClGradientView *self, const ClScene *scene, const ClParam *columns, int count)
+{
+	GArray *shown = g_array_new(FALSE, FALSE, sizeof(int));
+	for (int k = 0; k < count; k++)
+		if (column_shown(self, scene, &columns[k]))
+			g_array_append_val(shown, k);
+	return shown;
 }
 
 static void rebuild(ClGradientView *self)
 {
 	clear_grid(self);
-	ClComputeResult *result = self->result;
-	gtk_widget_set_visible(self->placeholder, !result || result->backend_count == 0);
-	gtk_widget_set_sensitive(self->copy_button, result != NULL);
-	if (!result)
+	ClResult *result = self->doc ? cl_document_get_result(self->doc, CL_RESULT_RUN) : NULL;
+	ClRunData *data = result ? cl_result_payload(result) : NULL;
+	gtk_widget_set_visible(self->placeholder, !data || data->backend_count == 0);
+	gtk_widget_set_sensitive(self->copy_button, data != NULL);
+	gboolean stale = result && cl_document_is_stale(self->doc, result);
+	gtk_widget_set_visible(self->stale_label, stale);
+	/* stale numbers stay readable but visibly out of date until the rerun lands */
+	gtk_widget_set_opacity(self->grid, stale ? 0.45 : 1.0);
+	if (!data)
 		return;
+	const ClScene *scene = cl_result_scene(result);
+	gtk_widget_set_visible(GTK_WIDGET(self->all_balls), scene->ball_count > BALLS_SHOWN_ALL);
+	g_autoptr(GArray) shown = shown_columns(self, scene, data->columns, data->column_count);
 	GtkGrid *grid = GTK_GRID(self->grid);
 	gtk_grid_attach(grid, header_label("<b>backend</b>", "backend"), 0, 0, 1, 1);
-	for (int k = 0; k < result->column_count; k++) {
-		char *title = column_title(result->column_names[k]);
-		GtkWidget *h = header_label(title, result->column_names[k]);
+	gtk_grid_attach(grid, header_label("<b>L</b>", "loss"), 1, 0, 1, 1);
+	char name[CL_NAME_MAX];
+	for (guint c = 0; c < shown->len; c++) {
+		cl_param_name(scene, &data->columns[g_array_index(shown, int, c)], name, sizeof name);
+		g_autofree char *title = column_title(name);
+		GtkWidget *h = header_label(title, name);
 		gtk_label_set_xalign(GTK_LABEL(h), 1);
 		gtk_label_set_justify(GTK_LABEL(h), GTK_JUSTIFY_RIGHT);
-		gtk_grid_attach(grid, h, k + 1, 0, 1, 1);
-		g_free(title);
+		gtk_grid_attach(grid, h, (int)c + 2, 0, 1, 1);
 	}
-	const ClBackendResult *exact = cl_compute_result_find(result, cl_backend_reference());
-	if (exact && exact->status.code != CL_STATUS_OK && exact->steps_done < result->scene->steps)
-		exact = NULL; /* a failed reference cannot judge anything */
+	int exact_slot = cl_run_data_reference_slot(data);
 	int row = 1;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < result->backend_count; i++) {
-			const ClBackendResult *r = &result->backends[i];
-			if ((r == exact) != (pass == 0))
+	/* the reference first: every row below is read against it */
+	for (int pass = 0; pass < 2; pass++)
+		for (int b = 0; b < data->backend_count; b++) {
+			if ((b == exact_slot) != (pass == 0))
 				continue;
-			GtkWidget *header = row_header(r);
+			const ClRunBackend *r = &data->backends[b];
+			GtkWidget *header = row_header(self, r);
 			if (highlighted(self, r->backend, NULL))
 				gtk_widget_add_css_class(header, "highlighted");
 			gtk_grid_attach(grid, header, 0, row, 1, 1);
-			for (int k = 0; k < result->column_count; k++)
-				gtk_grid_attach(grid, cell(self, result, r, exact, k), k + 1, row, 1, 1);
+			gtk_grid_attach(grid, loss_cell(r), 1, row, 1, 1);
+			for (guint c = 0; c < shown->len; c++) {
+				int k = g_array_index(shown, int, c);
+				cl_param_name(scene, &data->columns[k], name, sizeof name);
+				gtk_grid_attach(grid, cell(self, data, name, b, exact_slot, k), (int)c + 2, row, 1, 1);
+			}
 			row++;
 		}
-	}
 	/* every result that is not ok gets a sentence, not just an icon */
-	for (int i = 0; i < result->backend_count; i++) {
-		const ClBackendResult *r = &result->backends[i];
-		if (r->status.code == CL_STATUS_OK)
+	for (int b = 0; b < data->backend_count; b++) {
+		const ClRunBackend *r = &data->backends[b];
+		if (r->row.status.code == CL_STATUS_OK)
 			continue;
-		const char *id = cl_backend_info(r->backend)->id;
 		char step[32] = "";
-		if (r->status.step >= 0)
-			g_snprintf(step, sizeof step, " at step %d", r->status.step);
-		char *markup = g_markup_printf_escaped("<b>%s</b> — %s%s: %s.%s%s", id, cl_status_name(r->status.code), step,
-											   status_explanation(r->status.code), r->status.message[0] ? " " : "",
-											   r->status.message);
-		gboolean warning = r->steps_done == result->scene->steps;
-		add_note(self, warning ? "dialog-warning-symbolic" : "dialog-error-symbolic", markup);
-		g_free(markup);
+		if (r->row.status.step >= 0)
+			g_snprintf(step, sizeof step, " at step %d", r->row.status.step);
+		g_autofree char *markup = g_markup_printf_escaped(
+			"<b>%s</b> — %s%s: %s.%s%s", cl_backend_info(r->backend)->id, cl_status_name(r->row.status.code), step,
+			cl_status_explanation(r->row.status.code), r->row.status.message[0] ? " " : "", r->row.status.message);
+		add_note(self, r->row.complete ? "dialog-warning-symbolic" : "dialog-error-symbolic", markup);
 	}
-	if (!exact)
+	if (exact_slot < 0)
 		add_note(self, "dialog-information-symbolic",
 				 "No exact reference for this scene: cells are not coloured by agreement.");
+	if ((int)shown->len < data->column_count)
+		add_note(self, "dialog-information-symbolic",
+				 "Showing the columns of the selected ball and of the balls in the loss; “All balls” shows every "
+				 "one (their differences are taken after these).");
+}
+
+/* The runner differences the shown columns first. */
+static void prioritise_shown(ClGradientView *self)
+{
+	if (!self->runner)
+		return;
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	int count;
+	ClParam *columns = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
+	g_autoptr(GArray) first = shown_columns(self, scene, columns, count);
+	cl_runner_set_fd_first(self->runner, (const int *)(const void *)first->data, (int)first->len);
+	free(columns);
+}
+
+static void update_progress_state(ClGradientView *self)
+{
+	/* the table's accessible description: assistive tools (and the GUI tests) can wait on it */
+	g_autofree char *text = g_strdup_printf("runs completed: %d; computing: %s",
+											self->runner ? cl_runner_get_completed(self->runner) : 0,
+											self->runner && cl_runner_is_running(self->runner) ? "yes" : "no");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+
+static void document_changed(ClDocument *doc, guint what, ClGradientView *self)
+{
+	(void)doc;
+	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
+		prioritise_shown(self);
+	if (what & (CL_DOCUMENT_RESULTS | CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
+		rebuild(self);
+}
+
+static void runner_changed(ClRunner *runner, ClGradientView *self)
+{
+	(void)runner;
+	update_progress_state(self);
 }
 
 static void copy_csv(GtkButton *button, ClGradientView *self)
 {
 	(void)button;
-	if (!self->result)
+	ClResult *result = self->doc ? cl_document_get_result(self->doc, CL_RESULT_RUN) : NULL;
+	if (!result)
 		return;
-	char *csv = cl_compute_result_to_csv(self->result);
-	gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(self)), csv);
-	g_free(csv);
+	g_autoptr(GString) csv = cl_run_data_gradient_csv(cl_result_payload(result), cl_result_scene(result));
+	gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(self)), csv->str);
+}
+
+static void fd_choice_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClGradientView *self)
+{
+	(void)pspec;
+	if (self->runner)
+		cl_runner_set_fd(self->runner, (ClFdChoice)gtk_drop_down_get_selected(dropdown));
+}
+
+static void all_balls_toggled(GtkToggleButton *button, ClGradientView *self)
+{
+	(void)button;
+	if (!self->doc)
+		return;
+	prioritise_shown(self);
+	rebuild(self);
+}
+
+/* ------------------------------------------------------ ClResultsView */
+
+static void set_highlight(ClResultsView *view, const ClLessonStep *step)
+{
+	ClGradientView *self = CL_GRADIENT_VIEW(view);
+	g_clear_pointer(&self->highlight, g_array_unref);
+	if (step && step->highlights->len > 0) {
+		self->highlight = g_array_new(FALSE, TRUE, sizeof(Highlight));
+		for (guint i = 0; i < step->highlights->len; i++) {
+			const ClLessonHighlight *h = &g_array_index(step->highlights, ClLessonHighlight, i);
+			Highlight copy = {.backend = h->backend};
+			g_strlcpy(copy.parameter, h->parameter, sizeof copy.parameter);
+			g_array_append_val(self->highlight, copy);
+		}
+	}
+	rebuild(self);
+}
+
+static void cl_gradient_view_view_init(ClResultsViewInterface *iface)
+{
+	iface->highlight = set_highlight;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void cl_gradient_view_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_gradient_view_parent_class)->root(widget);
+	ClGradientView *self = CL_GRADIENT_VIEW(widget);
+	self->workbench = cl_workbench_of(widget);
+	if (!self->workbench)
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->runner = cl_workbench_get_runner(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	self->runner_handler = g_signal_connect(self->runner, "state-changed", G_CALLBACK(runner_changed), self);
+	gtk_drop_down_set_selected(self->fd_choice, (guint)cl_runner_get_fd(self->runner));
+	prioritise_shown(self);
+	rebuild(self);
+	update_progress_state(self);
+}
+
+static void cl_gradient_view_unroot(GtkWidget *widget)
+{
+	ClGradientView *self = CL_GRADIENT_VIEW(widget);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	if (self->runner)
+		g_clear_signal_handler(&self->runner_handler, self->runner);
+	self->doc = NULL;
+	self->runner = NULL;
+	self->workbench = NULL;
+	GTK_WIDGET_CLASS(cl_gradient_view_parent_class)->unroot(widget);
 }
 
 static void cl_gradient_view_dispose(GObject *object)
 {
 	ClGradientView *self = CL_GRADIENT_VIEW(object);
 	g_clear_pointer(&self->box, gtk_widget_unparent);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
 	g_clear_pointer(&self->highlight, g_array_unref);
 	G_OBJECT_CLASS(cl_gradient_view_parent_class)->dispose(object);
 }
@@ -353,8 +462,33 @@ static void cl_gradient_view_dispose(GObject *object)
 static void cl_gradient_view_class_init(ClGradientViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = cl_gradient_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "gradientview");
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	widget_class->root = cl_gradient_view_root;
+	widget_class->unroot = cl_gradient_view_unroot;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_css_name(widget_class, "gradientview");
+}
+
+/* The colour legend, from the one agreement table. */
+static GtkWidget *legend(void)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	static const ClAgreement shown[] = {CL_AGREEMENT_GOOD, CL_AGREEMENT_FAIR, CL_AGREEMENT_POOR,
+										CL_AGREEMENT_WRONG_SIGN};
+	for (gsize i = 0; i < G_N_ELEMENTS(shown); i++) {
+		GtkWidget *chip = gtk_label_new(cl_agreement_label(shown[i]));
+		gtk_widget_add_css_class(chip, "legend-chip");
+		gtk_widget_add_css_class(chip, cl_agreement_name(shown[i]));
+		gtk_widget_set_tooltip_text(chip, cl_agreement_sentence(shown[i]));
+		gtk_box_append(GTK_BOX(box), chip);
+	}
+	GtkWidget *text = gtk_label_new("each cell: the backend's adjoint, then its own finite difference (FD)");
+	gtk_widget_add_css_class(text, "dim-label");
+	gtk_label_set_ellipsize(GTK_LABEL(text), PANGO_ELLIPSIZE_END);
+	gtk_widget_set_margin_start(text, 6);
+	gtk_box_append(GTK_BOX(box), text);
+	gtk_widget_set_hexpand(box, TRUE);
+	return box;
 }
 
 static void cl_gradient_view_init(ClGradientView *self)
@@ -363,21 +497,37 @@ static void cl_gradient_view_init(ClGradientView *self)
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *legend = gtk_label_new(NULL);
-	gtk_label_set_markup(GTK_LABEL(legend),
-						 "<small><span background='#d7f0d7'>  agrees  </span> <span background='#fcefc2'>  &lt;10 %  "
-						 "</span> <span background='#fbd3b0'>  ≥10 %  </span> <span background='#f6b2b5'>  wrong sign  "
-						 "</span>   each cell: adjoint value, then the backend's own finite difference (FD)</small>");
-	gtk_label_set_xalign(GTK_LABEL(legend), 0);
-	gtk_widget_set_hexpand(legend, TRUE);
-	gtk_box_append(GTK_BOX(bar), legend);
+	gtk_box_append(GTK_BOX(bar), legend());
+	self->all_balls = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("All balls"));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->all_balls), "Show the columns of every ball, not only of the selected "
+															 "ball and the balls in the loss");
+	gtk_widget_set_visible(GTK_WIDGET(self->all_balls), FALSE);
+	g_signal_connect(self->all_balls, "toggled", G_CALLBACK(all_balls_toggled), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->all_balls));
+	static const char *const fd_choices[] = {"FD: none", "FD: auto", "FD: all", NULL};
+	self->fd_choice = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(fd_choices));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->fd_choice),
+								"Central differences of each backend's own forward map beside its adjoint: none, all, "
+								"or auto (all when the scene has at most 60 columns, else those of the balls in the "
+								"loss); they fill in after the adjoints, the shown columns first");
+	gtk_accessible_update_property(GTK_ACCESSIBLE(self->fd_choice), GTK_ACCESSIBLE_PROPERTY_LABEL,
+								   "Finite differences", -1);
+	g_signal_connect(self->fd_choice, "notify::selected", G_CALLBACK(fd_choice_changed), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->fd_choice));
 	self->copy_button = gtk_button_new_with_label("Copy CSV");
-	gtk_widget_set_tooltip_text(self->copy_button, "Copy the table as CSV: backend,parameter,value,fd,status");
+	gtk_widget_set_tooltip_text(self->copy_button, "Copy the table as CSV (backend,parameter,value, fd: rows), as "
+												   "contactlab gradients --format csv writes it");
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->copy_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
 								   "Copy gradients as CSV", -1);
 	g_signal_connect(self->copy_button, "clicked", G_CALLBACK(copy_csv), self);
 	gtk_box_append(GTK_BOX(bar), self->copy_button);
 	gtk_box_append(GTK_BOX(self->box), bar);
+
+	self->stale_label = gtk_label_new("The scene changed since these numbers were computed: they are stale.");
+	gtk_widget_add_css_class(self->stale_label, "stale-note");
+	gtk_label_set_xalign(GTK_LABEL(self->stale_label), 0);
+	gtk_widget_set_visible(self->stale_label, FALSE);
+	gtk_box_append(GTK_BOX(self->box), self->stale_label);
 
 	self->placeholder = gtk_label_new("Press Run (Ctrl+R) to compute gradients for every enabled backend.");
 	gtk_widget_add_css_class(self->placeholder, "dim-label");
@@ -387,8 +537,6 @@ static void cl_gradient_view_init(ClGradientView *self)
 	gtk_widget_set_vexpand(scroll, TRUE);
 	self->grid = gtk_grid_new();
 	gtk_widget_add_css_class(self->grid, "gradient-table");
-	gtk_grid_set_column_spacing(GTK_GRID(self->grid), 0);
-	gtk_grid_set_row_spacing(GTK_GRID(self->grid), 0);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_LABEL, "Gradient table", -1);
 	GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
 	/* explanations first: a result that is not ok must not hide below the fold */
@@ -398,41 +546,4 @@ static void cl_gradient_view_init(ClGradientView *self)
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
 	gtk_box_append(GTK_BOX(self->box), scroll);
 	gtk_widget_set_sensitive(self->copy_button, FALSE);
-}
-
-GtkWidget *cl_gradient_view_new(void)
-{
-	return g_object_new(CL_TYPE_GRADIENT_VIEW, NULL);
-}
-
-void cl_gradient_view_set_result(ClGradientView *self, ClComputeResult *result)
-{
-	if (result)
-		cl_compute_result_ref(result);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
-	self->result = result;
-	rebuild(self);
-}
-
-void cl_gradient_view_set_progress_state(ClGradientView *self, int runs_completed, gboolean computing)
-{
-	char *text = g_strdup_printf("runs completed: %d; computing: %s", runs_completed, computing ? "yes" : "no");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
-	g_free(text);
-}
-
-void cl_gradient_view_set_highlight(ClGradientView *self, const int *backends, const char *const *parameters,
-									int count)
-{
-	g_clear_pointer(&self->highlight, g_array_unref);
-	if (count > 0) {
-		self->highlight = g_array_sized_new(FALSE, TRUE, sizeof(Highlight), (guint)count);
-		for (int i = 0; i < count; i++) {
-			Highlight h = {.backend = backends[i]};
-			if (parameters && parameters[i])
-				g_strlcpy(h.parameter, parameters[i], sizeof h.parameter);
-			g_array_append_val(self->highlight, h);
-		}
-	}
-	rebuild(self);
 }

@@ -1,67 +1,60 @@
 #include "cl-heatmap-view.h"
 
 #include "cl-heatmap-job.h"
-#include "cl-job-watch.h"
-#include "cl-window.h"
+#include "cl-workbench.h"
 #include "figures.h"
 #include "numbers.h"
 
 #include <math.h>
-
-/* How often finished tiles are drawn while the sweep runs. */
-#define TILE_UPDATE_MS 150
+#include <stdlib.h>
 
 struct _ClHeatmapView {
 	GtkWidget parent_instance;
 
 	/* template widgets */
 	GtkDropDown *x_param, *y_param, *quantity;
-	GtkSpinButton *x_min, *x_max, *x_count, *y_min, *y_max, *y_count;
+	GtkSpinButton *x_min, *x_max, *x_count, *y_min, *y_max, *y_count, *sigma, *samples;
+	GtkWidget *smoothing_grid;
 	GtkWidget *compute_button, *cancel_button;
 	GtkProgressBar *progress;
 	GtkLabel *status, *readout;
 	ClPlotView *plot;
 
-	/* borrowed */
-	ClWindow *window;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	gulong changed_handler;
 
-	/* owned */
 	GtkStringList *param_names;
-	ClHeatmapJob *job;     /* the running sweep, or the one shown */
-	ClJobWatch watch;      /* its cancellable and progress timer while it runs */
-	gboolean running;
-	gboolean complete;     /* every cell of job is computed */
-	gboolean stale;        /* the scene changed beyond the swept parameters */
-	ClSweepCell *cells;    /* what the figure shows, a copy of job's cells */
-	int shown_done;        /* job's done count when cells were copied */
-	int exact_slot;
+	ClJob *job;         /* the running sweep */
+	ClResult *shown;    /* what the figure shows: the running sweep's, or the document's */
+	ClSweepCell *cells; /* a copy of its cells the figure was built from */
+	int shown_done;     /* their count when copied */
 	gint64 started;
 	double seconds;
-	GCancellable *build_cancellable;
-	gboolean building, build_again;
+	ClJob *build;       /* the figure being built off the main thread */
+	gboolean build_again;
 	gboolean updating_controls;
 };
 
-G_DEFINE_FINAL_TYPE(ClHeatmapView, cl_heatmap_view, GTK_TYPE_WIDGET)
+static void cl_heatmap_view_view_init(ClResultsViewInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE(ClHeatmapView, cl_heatmap_view, GTK_TYPE_WIDGET,
+							  G_IMPLEMENT_INTERFACE(CL_TYPE_RESULTS_VIEW, cl_heatmap_view_view_init))
 
 static void start_build(ClHeatmapView *self);
 static void update_sensitivity(ClHeatmapView *self);
 
-/* ---------------------------------------------------------- parameters */
-
-/* The scene's scalar parameters a sweep can vary. */
-static GPtrArray *scene_parameters(const ClScene *scene)
+static ClHeatmapData *shown_data(ClHeatmapView *self)
 {
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	static const char *const ball_fields[] = {"position.x", "position.y", "velocity.x", "velocity.y", "radius", "mass"};
-	for (int b = 0; b < scene->ball_count; b++)
-		for (gsize f = 0; f < G_N_ELEMENTS(ball_fields); f++)
-			g_ptr_array_add(names, g_strdup_printf("%s.%s", scene->balls[b].id, ball_fields[f]));
-	static const char *const globals[] = {"elasticity", "friction", "gravity.x", "gravity.y", "duration"};
-	for (gsize g = 0; g < G_N_ELEMENTS(globals); g++)
-		g_ptr_array_add(names, g_strdup(globals[g]));
-	return names;
+	return self->shown ? cl_result_payload(self->shown) : NULL;
 }
+
+static gboolean is_stale(ClHeatmapView *self)
+{
+	return self->shown && !self->job && self->doc && cl_document_is_stale(self->doc, self->shown);
+}
+
+/* ---------------------------------------------------------- parameters */
 
 static const char *selected_name(ClHeatmapView *self, GtkDropDown *dropdown)
 {
@@ -103,12 +96,11 @@ static void default_range(const ClScene *scene, const char *name, double *lo, do
 
 static void reset_range(ClHeatmapView *self, gboolean x_axis)
 {
-	ClScene *scene = self->window ? cl_window_get_scene(self->window) : NULL;
 	const char *name = selected_name(self, x_axis ? self->x_param : self->y_param);
-	if (!scene || !name)
+	if (!self->doc || !name)
 		return;
 	double lo, hi;
-	default_range(scene, name, &lo, &hi);
+	default_range(cl_document_get_scene(self->doc), name, &lo, &hi);
 	gtk_spin_button_set_value(x_axis ? self->x_min : self->y_min, lo);
 	gtk_spin_button_set_value(x_axis ? self->x_max : self->y_max, hi);
 }
@@ -120,34 +112,41 @@ static void param_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClHeatmapVie
 		reset_range(self, dropdown == self->x_param);
 }
 
-/* The parameter list follows the scene's balls; selections survive by name. */
+/* The list follows the scene's parameters (cl_scene_params); choices
+ * survive by name, else the first two scalars the scene optimizes, else
+ * ball 0's velocity. */
 static void refresh_parameters(ClHeatmapView *self)
 {
-	ClScene *scene = cl_window_get_scene(self->window);
-	GPtrArray *names = scene_parameters(scene);
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	int count;
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_SWEEPABLE, -1, &count);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	char name[CL_NAME_MAX];
+	for (int k = 0; k < count; k++) {
+		cl_param_name(scene, &params[k], name, sizeof name);
+		g_ptr_array_add(names, g_strdup(name));
+	}
+	free(params);
 	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->param_names));
 	gboolean same = n == names->len;
 	for (guint i = 0; same && i < n; i++)
 		same = g_str_equal(gtk_string_list_get_string(self->param_names, i), g_ptr_array_index(names, i));
-	if (same) {
-		g_ptr_array_free(names, TRUE);
+	if (same)
 		return;
-	}
-	char *x = g_strdup(selected_name(self, self->x_param)), *y = g_strdup(selected_name(self, self->y_param));
+	g_autofree char *x = g_strdup(selected_name(self, self->x_param));
+	g_autofree char *y = g_strdup(selected_name(self, self->y_param));
 	self->updating_controls = TRUE;
 	g_ptr_array_add(names, NULL);
 	gtk_string_list_splice(self->param_names, 0, n, (const char *const *)names->pdata);
-	/* default: the first two scalars the scene optimizes, else ball 0's velocity */
 	gboolean kept = select_name(self, self->x_param, x) && select_name(self, self->y_param, y);
 	if (!kept) {
-		int count = 0;
-		char message[CL_MESSAGE_MAX];
-		ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
+		int expanded = 0;
+		ClParam *optimized = cl_optimize_expand(scene, &scene->optimize, &expanded, NULL, 0);
 		char first[CL_NAME_MAX] = "", second[CL_NAME_MAX] = "";
-		for (int k = 0, found = 0; params && k < count && found < 2; k++)
-			if (params[k].target != CL_PARAM_CONTROL)
-				cl_param_name(scene, &params[k], found++ ? second : first, CL_NAME_MAX);
-		free(params);
+		for (int k = 0, found = 0; optimized && k < expanded && found < 2; k++)
+			if (optimized[k].target != CL_PARAM_CONTROL)
+				cl_param_name(scene, &optimized[k], found++ ? second : first, CL_NAME_MAX);
+		free(optimized);
 		if (scene->ball_count > 0 && (!*first || !*second)) {
 			g_snprintf(first, sizeof first, "%s.velocity.x", scene->balls[0].id);
 			g_snprintf(second, sizeof second, "%s.velocity.y", scene->balls[0].id);
@@ -160,9 +159,6 @@ static void refresh_parameters(ClHeatmapView *self)
 		reset_range(self, TRUE);
 		reset_range(self, FALSE);
 	}
-	g_free(x);
-	g_free(y);
-	g_ptr_array_free(names, TRUE);
 }
 
 /* ------------------------------------------------------------- figure */
@@ -174,10 +170,9 @@ static ClSweepQuantity current_quantity(ClHeatmapView *self)
 }
 
 typedef struct {
-	ClHeatmapJob *job;
+	ClResult *result;
 	ClScene *scene; /* for the marker of the current point */
 	ClSweepQuantity quantity;
-	int exact_slot;
 	int done;
 	ClSweepCell *cells;
 	ClPlotFigure *figure;
@@ -186,85 +181,91 @@ typedef struct {
 static void build_free(gpointer data)
 {
 	Build *b = data;
-	g_object_unref(b->job);
+	cl_result_unref(b->result);
 	cl_scene_free(b->scene);
 	g_free(b->cells);
 	cl_plot_figure_free(b->figure);
 	g_free(b);
 }
 
-static void build_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+static gboolean build_figure(ClJob *job, gpointer data, GError **error)
 {
-	(void)source, (void)cancellable;
+	(void)job, (void)error;
 	Build *b = data;
-	b->done = cl_heatmap_job_done(b->job);
-	b->cells = cl_heatmap_job_copy_cells(b->job);
-	b->figure = cl_figure_heatmap(b->scene, cl_heatmap_job_def(b->job), b->cells, b->quantity, b->exact_slot);
-	g_task_return_boolean(task, TRUE);
+	ClHeatmapData *h = cl_result_payload(b->result);
+	b->done = cl_heatmap_data_done(h);
+	b->cells = cl_heatmap_data_copy_cells(h);
+	b->figure = cl_figure_heatmap(b->scene, &h->def, b->cells, b->quantity, h->exact_slot);
+	return TRUE;
 }
 
-static void build_done(GObject *source, GAsyncResult *result, gpointer data)
+static void build_done(GObject *source, GAsyncResult *res, gpointer data)
 {
-	(void)data;
-	ClHeatmapView *self = CL_HEATMAP_VIEW(source);
-	GTask *task = G_TASK(result);
-	gboolean cancelled = !g_task_propagate_boolean(task, NULL);
-	Build *b = g_task_get_task_data(task);
-	if (!cancelled && b->job == self->job) {
-		double w, h;
-		cl_figure_heatmap_size(b->figure, &w, &h);
-		cl_plot_view_set_export_size(self->plot, w, h);
-		cl_plot_view_set_figure(self->plot, g_steal_pointer(&b->figure));
-		g_free(self->cells);
-		self->cells = g_steal_pointer(&b->cells);
-		self->shown_done = b->done;
+	ClHeatmapView *self = data;
+	ClJob *job = CL_JOB(source);
+	gboolean ok = cl_job_finish(job, res, NULL);
+	if (job == self->build) {
+		Build *b = cl_job_get_data(job);
+		if (ok && b->result == self->shown) {
+			double w, h;
+			cl_figure_heatmap_size(b->figure, &w, &h);
+			cl_plot_view_set_export_size(self->plot, w, h);
+			cl_plot_view_set_figure(self->plot, g_steal_pointer(&b->figure));
+			g_free(self->cells);
+			self->cells = g_steal_pointer(&b->cells);
+			self->shown_done = b->done;
+		}
+		g_clear_object(&self->build);
+		if (self->build_again) {
+			self->build_again = FALSE;
+			start_build(self);
+		}
+		update_sensitivity(self);
 	}
-	if (cancelled)
-		return;
-	self->building = FALSE;
-	g_clear_object(&self->build_cancellable);
-	if (self->build_again) {
-		self->build_again = FALSE;
-		start_build(self);
-	}
-	update_sensitivity(self);
+	g_object_unref(self);
 }
 
 /* Rebuilds the figure off the main thread; one build at a time. */
 static void start_build(ClHeatmapView *self)
 {
-	if (!self->job || !self->window)
+	if (!self->shown || !self->doc)
 		return;
-	if (self->building) {
+	if (self->build) {
 		self->build_again = TRUE;
 		return;
 	}
+	shown_data(self)->quantity = current_quantity(self);
 	Build *b = g_new0(Build, 1);
-	b->job = g_object_ref(self->job);
+	b->result = cl_result_ref(self->shown);
 	/* the marker follows the scene; a stale sweep keeps the scene it was made for */
-	b->scene = cl_scene_copy(self->stale ? cl_heatmap_job_scene(self->job) : cl_window_get_scene(self->window));
+	b->scene = cl_scene_copy(is_stale(self) ? cl_result_scene(self->shown) : cl_document_get_scene(self->doc));
 	b->quantity = current_quantity(self);
-	b->exact_slot = self->exact_slot;
-	self->building = TRUE;
-	self->build_cancellable = g_cancellable_new();
-	GTask *task = g_task_new(self, self->build_cancellable, build_done, NULL);
-	g_task_set_task_data(task, b, build_free);
-	g_task_run_in_thread(task, build_in_thread);
-	g_object_unref(task);
+	self->build = cl_job_new(1, build_figure, b, build_free);
+	cl_job_run_async(self->build, build_done, g_object_ref(self));
 }
 
+/* A smoothed quantity the shown sweep lacks needs Compute; the others only a redraw. */
 static void quantity_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClHeatmapView *self)
 {
 	(void)dropdown, (void)pspec;
+	unsigned needs = cl_sweep_quantity_needs(current_quantity(self));
+	gtk_widget_set_sensitive(self->smoothing_grid, (needs & CL_SWEEP_NEEDS_SMOOTHING) != 0);
+	ClHeatmapData *h = shown_data(self);
+	if (h && (((needs & CL_SWEEP_NEEDS_SMOOTHING) && h->def.smoothing.samples == 0) ||
+			  ((needs & CL_SWEEP_NEEDS_FOBG) && !h->def.smoothing.first_order))) {
+		gtk_label_set_text(self->status, "This quantity needs the sweep computed with it: press Compute.");
+		return;
+	}
 	start_build(self);
 }
 
 static GString *heatmap_csv(gpointer data)
 {
 	ClHeatmapView *self = data;
-	if (!self->job || !self->cells)
+	ClHeatmapData *h = shown_data(self);
+	if (!h || !self->cells)
 		return NULL;
-	return cl_figure_heatmap_csv(cl_heatmap_job_def(self->job), self->cells, current_quantity(self), self->exact_slot);
+	return cl_figure_heatmap_csv(&h->def, self->cells, current_quantity(self), h->exact_slot);
 }
 
 /* --------------------------------------------------------------- hover */
@@ -280,7 +281,7 @@ static int cell_index(const ClSweepAxis *axis, double value)
 static gboolean slot_shown(ClHeatmapView *self, int slot)
 {
 	ClSweepQuantity q = current_quantity(self);
-	return !((q == CL_SWEEP_ANGLE_ERROR || q == CL_SWEEP_SIGN_AGREEMENT) && slot == self->exact_slot);
+	return !((q == CL_SWEEP_ANGLE_ERROR || q == CL_SWEEP_SIGN_AGREEMENT) && slot == shown_data(self)->exact_slot);
 }
 
 static void format_cell_value(double v, char *out, size_t size)
@@ -296,16 +297,17 @@ static void format_cell_value(double v, char *out, size_t size)
 static void hover(ClPlotView *plot, int row, int col, double x, double y, ClHeatmapView *self)
 {
 	(void)plot;
-	if (row < 0 || !self->job || !self->cells) {
+	ClHeatmapData *h = shown_data(self);
+	if (row < 0 || !h || !self->cells) {
 		cl_plot_view_set_readout(self->plot, NULL);
 		return;
 	}
-	const ClSweepDef *def = cl_heatmap_job_def(self->job);
+	const ClSweepDef *def = &h->def;
 	ClPlotFigure *figure = cl_plot_view_get_figure(self->plot);
 	int panel = row * cl_plot_figure_cols(figure) + col;
 	int ix = cell_index(&def->x, x), iy = cell_index(&def->y, y);
 	ClSweepQuantity q = current_quantity(self);
-	const ClScene *scene = cl_heatmap_job_scene(self->job);
+	const ClScene *scene = cl_result_scene(self->shown);
 	char xname[CL_NAME_MAX], yname[CL_NAME_MAX];
 	cl_param_name(scene, &def->x.param, xname, sizeof xname);
 	cl_param_name(scene, &def->y.param, yname, sizeof yname);
@@ -313,137 +315,150 @@ static void hover(ClPlotView *plot, int row, int col, double x, double y, ClHeat
 	format_cell_value(cl_sweep_axis_value(&def->x, ix), xv, sizeof xv);
 	format_cell_value(cl_sweep_axis_value(&def->y, iy), yv, sizeof yv);
 	GString *text = g_string_new(NULL);
-	char *head = g_markup_printf_escaped("%s = %s, %s = %s · %s: ", xname, xv, yname, yv, cl_sweep_quantity_name(q));
+	g_autofree char *head =
+		g_markup_printf_escaped("%s = %s, %s = %s · %s: ", xname, xv, yname, yv, cl_sweep_quantity_name(q));
 	g_string_append(text, head);
-	g_free(head);
-	char *pointer_text = NULL;
+	g_autofree char *pointer_text = NULL;
 	for (int b = 0, shown = 0; b < def->backend_count; b++) {
 		if (!slot_shown(self, b))
 			continue;
 		const ClSweepCell *cell = &self->cells[cl_sweep_index(def, b, ix, iy)];
-		const ClSweepCell *exact = self->exact_slot >= 0 ? &self->cells[cl_sweep_index(def, self->exact_slot, ix, iy)] : NULL;
+		const ClSweepCell *exact = h->exact_slot >= 0 ? &self->cells[cl_sweep_index(def, h->exact_slot, ix, iy)] : NULL;
 		char value[64];
 		format_cell_value(cl_sweep_quantity(q, cell, exact), value, sizeof value);
 		const char *id = cl_backend_info(def->backends[b])->id;
-		const char *note = cell->status == CL_STATUS_OK || cell->status == CL_STATUS_CANCELLED ? "" : cl_status_name(cell->status);
+		const char *note =
+			cell->status == CL_STATUS_OK || cell->status == CL_STATUS_CANCELLED ? "" : cl_status_name(cell->status);
 		/* ids, values and status names are plain ASCII: no markup to escape */
 		gboolean here = shown == panel;
 		g_string_append_printf(text, "%s%s%s %s%s%s%s%s", shown ? "  ·  " : "", here ? "<b>" : "", id, value,
 							   *note ? " (" : "", note, *note ? ")" : "", here ? "</b>" : "");
-		if (shown == panel)
+		if (here)
 			pointer_text = g_markup_printf_escaped("<b>%s</b>\n%s = %s", id, cl_sweep_quantity_name(q), value);
 		shown++;
 	}
 	gtk_label_set_markup(self->readout, text->str);
 	if (pointer_text) {
-		char *full = g_markup_printf_escaped("%s = %s\n%s = %s", xname, xv, yname, yv);
-		char *joined = g_strdup_printf("%s\n%s", pointer_text, full);
+		g_autofree char *full = g_markup_printf_escaped("%s = %s\n%s = %s", xname, xv, yname, yv);
+		g_autofree char *joined = g_strdup_printf("%s\n%s", pointer_text, full);
 		cl_plot_view_set_readout(self->plot, joined);
-		g_free(joined);
-		g_free(full);
 	}
-	g_free(pointer_text);
 	g_string_free(text, TRUE);
+}
+
+typedef struct {
+	const ClSweepDef *def;
+	double x, y;
+} Pick;
+
+static gboolean set_swept(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	const Pick *p = data;
+	cl_param_set(scene, &p->def->x.param, p->x);
+	cl_param_set(scene, &p->def->y.param, p->y);
+	return TRUE;
+}
+
+/* The sweep stays valid for a scene that differs from its own only in the
+ * swept parameters (a click on a cell). */
+static gboolean covers(const ClHeatmapData *h, const ClScene *swept, const ClScene *scene)
+{
+	if (scene->ball_count != swept->ball_count || scene->steps != swept->steps ||
+		!cl_param_fits(scene, &h->def.x.param) || !cl_param_fits(scene, &h->def.y.param))
+		return FALSE;
+	ClScene *copy = cl_scene_copy(scene);
+	cl_param_set(copy, &h->def.x.param, cl_param_get(swept, &h->def.x.param));
+	cl_param_set(copy, &h->def.y.param, cl_param_get(swept, &h->def.y.param));
+	gboolean same = cl_scene_equal(copy, swept);
+	cl_scene_free(copy);
+	return same;
 }
 
 /* A click moves the scene to the cell: an ordinary, undoable edit. */
 static void pick(ClPlotView *plot, int row, int col, double x, double y, ClHeatmapView *self)
 {
 	(void)plot, (void)row, (void)col;
-	if (!self->job || !self->window)
+	ClHeatmapData *h = shown_data(self);
+	if (!h || !self->doc)
 		return;
-	const ClSweepDef *def = cl_heatmap_job_def(self->job);
-	ClScene *scene = cl_window_get_scene(self->window);
 	/* the sweep's parameters name balls of the scene it was made for */
-	if (self->stale || !cl_param_fits(scene, &def->x.param) || !cl_param_fits(scene, &def->y.param)) {
-		gtk_label_set_text(self->status, "This heatmap was computed for another scene: compute it again to pick a "
-										 "cell.");
+	if (is_stale(self)) {
+		cl_workbench_notify(self->workbench, "This heatmap was computed for another scene: compute it again to pick "
+											 "a cell.");
 		return;
 	}
-	ClScene *before = cl_scene_copy(scene);
-	double vx = cl_sweep_axis_value(&def->x, cell_index(&def->x, x));
-	double vy = cl_sweep_axis_value(&def->y, cell_index(&def->y, y));
-	cl_param_set(scene, &def->x.param, vx);
-	cl_param_set(scene, &def->y.param, vy);
-	char message[CL_MESSAGE_MAX];
-	if (!cl_scene_validate(scene, message, sizeof message)) {
-		cl_param_set(scene, &def->x.param, cl_param_get(before, &def->x.param));
-		cl_param_set(scene, &def->y.param, cl_param_get(before, &def->y.param));
-		gtk_label_set_text(self->status, message);
-	} else {
-		char xname[CL_NAME_MAX], yname[CL_NAME_MAX];
-		cl_param_name(scene, &def->x.param, xname, sizeof xname);
-		cl_param_name(scene, &def->y.param, yname, sizeof yname);
-		char *label = g_strdup_printf("Set %s, %s from the heatmap", xname, yname);
-		cl_window_scene_edited(self->window, before, label, NULL);
-		g_free(label);
-	}
-	cl_scene_free(before);
+	Pick p = {&h->def, cl_sweep_axis_value(&h->def.x, cell_index(&h->def.x, x)),
+			  cl_sweep_axis_value(&h->def.y, cell_index(&h->def.y, y))};
+	char xname[CL_NAME_MAX], yname[CL_NAME_MAX];
+	cl_param_name(cl_result_scene(self->shown), &h->def.x.param, xname, sizeof xname);
+	cl_param_name(cl_result_scene(self->shown), &h->def.y.param, yname, sizeof yname);
+	g_autofree char *label = g_strdup_printf("Set %s, %s from the heatmap", xname, yname);
+	g_autoptr(GError) error = NULL;
+	if (!cl_document_edit(self->doc, label, NULL, set_swept, &p, &error))
+		cl_workbench_notify(self->workbench, error->message);
 }
 
 /* ------------------------------------------------------------ computing */
 
 static void set_status(ClHeatmapView *self)
 {
-	char *text = NULL;
-	if (!self->job)
+	g_autofree char *text = NULL;
+	ClHeatmapData *h = shown_data(self);
+	if (!h)
 		text = g_strdup("Choose two parameters and press Compute.");
 	else {
-		const ClSweepDef *def = cl_heatmap_job_def(self->job);
-		int done = cl_heatmap_job_done(self->job), total = cl_heatmap_job_total(self->job);
-		if (self->running)
-			text = g_strdup_printf("%d of %d cells · %d × %d × %d backends", done, total, def->x.count, def->y.count,
-								   def->backend_count);
-		else if (self->complete)
-			text = g_strdup_printf("%d × %d cells × %d backends in %.2f s%s", def->x.count, def->y.count,
-								   def->backend_count, self->seconds,
-								   self->stale ? " · the scene has changed since: Compute again" : "");
+		int done = cl_heatmap_data_done(h), total = cl_heatmap_data_total(h);
+		if (self->job)
+			text = g_strdup_printf("%d of %d cells · %d × %d × %d backends", done, total, h->def.x.count,
+								   h->def.y.count, h->def.backend_count);
+		else if (done == total)
+			text = g_strdup_printf("%d × %d cells × %d backends in %.2f s%s", h->def.x.count, h->def.y.count,
+								   h->def.backend_count, self->seconds,
+								   is_stale(self) ? " · the scene has changed since: Compute again" : "");
 		else
 			text = g_strdup_printf("Stopped after %d of %d cells", done, total);
 	}
 	gtk_label_set_text(self->status, text);
-	g_free(text);
-	gtk_widget_set_opacity(GTK_WIDGET(self->plot), self->stale ? 0.45 : 1.0);
+	gtk_widget_set_opacity(GTK_WIDGET(self->plot), is_stale(self) ? 0.45 : 1.0);
 }
 
 static void update_sensitivity(ClHeatmapView *self)
 {
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "heatmap.cancel", self->running);
-	gtk_widget_set_visible(self->cancel_button, self->running);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "heatmap.cancel", self->job != NULL);
+	gtk_widget_set_visible(self->cancel_button, self->job != NULL);
 	set_status(self);
 }
 
-static gboolean tick(gpointer data)
+static void sweep_progress(ClJob *job, ClHeatmapView *self)
 {
-	ClHeatmapView *self = data;
-	if (!self->job)
-		return G_SOURCE_CONTINUE;
-	int done = cl_heatmap_job_done(self->job), total = cl_heatmap_job_total(self->job);
-	gtk_progress_bar_set_fraction(self->progress, total ? (double)done / total : 0);
-	if (done != self->shown_done && !self->building)
+	if (job != self->job)
+		return;
+	gtk_progress_bar_set_fraction(self->progress, cl_job_get_progress(job));
+	if (cl_heatmap_data_done(shown_data(self)) != self->shown_done)
 		start_build(self);
 	set_status(self);
-	return G_SOURCE_CONTINUE;
 }
 
-static void sweep_done(GObject *source, GAsyncResult *result, gpointer data)
+static void sweep_done(GObject *source, GAsyncResult *res, gpointer data)
 {
 	ClHeatmapView *self = data;
-	ClHeatmapJob *job = CL_HEATMAP_JOB(source);
-	GError *error = NULL;
-	gboolean ok = cl_heatmap_job_finish(job, result, &error);
+	ClJob *job = CL_JOB(source);
+	g_autoptr(GError) error = NULL;
+	gboolean ok = cl_job_finish(job, res, &error);
 	if (job == self->job) {
-		self->running = FALSE;
-		self->complete = ok;
+		g_clear_object(&self->job);
 		self->seconds = (g_get_monotonic_time() - self->started) / 1e6;
-		cl_job_watch_finish(&self->watch);
-		gtk_progress_bar_set_fraction(self->progress, ok ? 1.0 : gtk_progress_bar_get_fraction(self->progress));
+		if (ok) {
+			gtk_progress_bar_set_fraction(self->progress, 1.0);
+			if (self->doc)
+				cl_document_set_result(self->doc, self->shown);
+		}
 		start_build(self);
 		update_sensitivity(self);
 		if (!ok && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
 			gtk_label_set_text(self->status, error->message);
 	}
-	g_clear_error(&error);
 	g_object_unref(self);
 }
 
@@ -492,22 +507,29 @@ static gboolean apply_options(ClHeatmapView *self, GVariant *options, GError **e
 		int q = cl_sweep_quantity_find(name);
 		if (q < 0) {
 			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-						"quantity %s: expected loss, grad-x, grad-y, angle-error or sign-agreement", name);
+						"quantity %s: expected loss, grad-x, grad-y, angle-error, sign-agreement, smoothed-loss, "
+						"zobg-x, zobg-y, fobg-x, fobg-y, fobg-bias-x or fobg-bias-y",
+						name);
 			return FALSE;
 		}
 		gtk_drop_down_set_selected(self->quantity, (guint)q);
 	}
+	double sigma;
+	if (g_variant_lookup(options, "sigma", "d", &sigma))
+		gtk_spin_button_set_value(self->sigma, sigma);
+	if (g_variant_lookup(options, "samples", "i", &n))
+		gtk_spin_button_set_value(self->samples, n);
 	return TRUE;
 }
 
 gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError **error)
 {
-	if (!self->window)
+	if (!self->doc)
 		return FALSE;
 	refresh_parameters(self);
 	if (!apply_options(self, options, error))
 		return FALSE;
-	ClScene *scene = cl_window_get_scene(self->window);
+	const ClScene *scene = cl_document_get_scene(self->doc);
 	ClSweepAxis x = {.min = gtk_spin_button_get_value(self->x_min), .max = gtk_spin_button_get_value(self->x_max),
 					 .count = gtk_spin_button_get_value_as_int(self->x_count)};
 	ClSweepAxis y = {.min = gtk_spin_button_get_value(self->y_min), .max = gtk_spin_button_get_value(self->y_max),
@@ -515,33 +537,29 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 	if (!parse_param(self, scene, self->x_param, &x.param, error) ||
 		!parse_param(self, scene, self->y_param, &y.param, error))
 		return FALSE;
-	/* every enabled backend, and exact (the reference) always, in registry order */
-	const gboolean *enabled = cl_window_get_enabled(self->window);
-	int exact = cl_backend_reference();
-	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
-	int exact_slot = -1;
-	for (int b = 0; b < cl_backend_count(); b++)
-		if (enabled[b] || b == exact) {
-			if (b == exact)
-				exact_slot = (int)backends->len;
-			g_array_append_val(backends, b);
-		}
-	cl_heatmap_view_cancel(self);
-	ClHeatmapJob *job = cl_heatmap_job_new(scene, &x, &y, (const int *)(void *)backends->data, (int)backends->len,
-										   (int)g_get_num_processors());
-	g_array_free(backends, TRUE);
-	g_clear_object(&self->job);
-	self->job = job;
-	self->exact_slot = exact_slot;
-	self->running = TRUE;
-	self->complete = FALSE;
-	self->stale = FALSE;
+	g_autoptr(GArray) backends = cl_document_enabled_backends(self->doc);
+	/* the smoothed quantities are computed only when one of them is shown */
+	unsigned needs = cl_sweep_quantity_needs(current_quantity(self));
+	double sigma = gtk_spin_button_get_value(self->sigma);
+	ClSweepSmoothing smoothing = {.samples = gtk_spin_button_get_value_as_int(self->samples),
+								  .sigma_x = sigma,
+								  .sigma_y = sigma,
+								  .seed = 1,
+								  .first_order = (needs & CL_SWEEP_NEEDS_FOBG) != 0};
+	cl_job_replace(&self->job, NULL);
+	g_autoptr(ClJob) job = cl_heatmap_job_new(scene, cl_document_get_revision(self->doc), &x, &y,
+											  needs & CL_SWEEP_NEEDS_SMOOTHING ? &smoothing : NULL,
+											  (const int *)(const void *)backends->data, (int)backends->len);
+	cl_job_replace(&self->job, job);
+	g_clear_pointer(&self->shown, cl_result_unref);
+	self->shown = cl_result_ref(cl_study_job_result(job));
 	self->shown_done = -1;
 	self->started = g_get_monotonic_time();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	/* a sweep still finishing its cells keeps no timer: its result is ignored */
-	GCancellable *cancellable = cl_job_watch_start(&self->watch, TILE_UPDATE_MS, tick, self);
-	cl_heatmap_job_run_async(job, cancellable, sweep_done, g_object_ref(self));
+	gtk_label_set_text(self->readout, "");
+	cl_plot_view_set_readout(self->plot, NULL);
+	g_signal_connect(job, "progress", G_CALLBACK(sweep_progress), self);
+	cl_job_run_async(job, sweep_done, g_object_ref(self));
 	start_build(self);
 	update_sensitivity(self);
 	return TRUE;
@@ -549,22 +567,13 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 
 void cl_heatmap_view_cancel(ClHeatmapView *self)
 {
-	cl_job_watch_cancel(&self->watch);
+	if (self->job)
+		cl_job_cancel(self->job);
 }
 
 gboolean cl_heatmap_view_is_busy(ClHeatmapView *self)
 {
-	return self->running || self->building;
-}
-
-gboolean cl_heatmap_view_is_stale(ClHeatmapView *self)
-{
-	return self->stale;
-}
-
-gboolean cl_heatmap_view_has_result(ClHeatmapView *self)
-{
-	return self->complete && self->cells != NULL;
+	return self->job || self->build;
 }
 
 ClPlotView *cl_heatmap_view_get_plot(ClHeatmapView *self)
@@ -572,20 +581,13 @@ ClPlotView *cl_heatmap_view_get_plot(ClHeatmapView *self)
 	return self->plot;
 }
 
-GString *cl_heatmap_view_grid_csv(ClHeatmapView *self)
-{
-	return heatmap_csv(self);
-}
-
 static void compute_action(GtkWidget *widget, const char *name, GVariant *parameter)
 {
 	(void)name, (void)parameter;
 	ClHeatmapView *self = CL_HEATMAP_VIEW(widget);
-	GError *error = NULL;
-	if (!cl_heatmap_view_compute(self, NULL, &error) && error) {
+	g_autoptr(GError) error = NULL;
+	if (!cl_heatmap_view_compute(self, NULL, &error) && error)
 		gtk_label_set_text(self->status, error->message);
-		g_error_free(error);
-	}
 }
 
 static void cancel_action(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -596,68 +598,98 @@ static void cancel_action(GtkWidget *widget, const char *name, GVariant *paramet
 
 /* ---------------------------------------------------------------- scene */
 
-/* The shown sweep stays valid when only the swept parameters changed
- * (a click on a cell); then just the marker moves. */
-static gboolean still_valid(ClHeatmapView *self, const ClScene *scene)
+static void document_changed(ClDocument *doc, guint what, ClHeatmapView *self)
 {
-	const ClSweepDef *def = cl_heatmap_job_def(self->job);
-	const ClScene *swept = cl_heatmap_job_scene(self->job);
-	if (scene->ball_count != swept->ball_count || scene->steps != swept->steps ||
-		!cl_param_fits(scene, &def->x.param) || !cl_param_fits(scene, &def->y.param))
-		return FALSE;
-	ClScene *copy = cl_scene_copy(scene);
-	cl_param_set(copy, &def->x.param, cl_param_get(swept, &def->x.param));
-	cl_param_set(copy, &def->y.param, cl_param_get(swept, &def->y.param));
-	gboolean same = cl_scene_equal(copy, swept);
-	cl_scene_free(copy);
-	return same;
-}
-
-static void scene_changed(ClWindow *window, ClHeatmapView *self)
-{
-	(void)window;
-	refresh_parameters(self);
-	if (!self->job)
-		return;
-	if (!still_valid(self, cl_window_get_scene(self->window))) {
-		cl_heatmap_view_cancel(self);
-		self->stale = TRUE;
+	if (what & CL_DOCUMENT_SCENE) {
+		refresh_parameters(self);
+		/* a change the sweep still covers (a click on a cell) only moves its marker */
+		if (self->shown && !self->job &&
+			covers(shown_data(self), cl_result_scene(self->shown), cl_document_get_scene(doc))) {
+			ClResult *moved =
+				cl_result_restamp(self->shown, cl_document_get_scene(doc), cl_document_get_revision(doc));
+			g_clear_pointer(&self->shown, cl_result_unref);
+			self->shown = moved;
+			if (!(what & CL_DOCUMENT_PREVIEW))
+				cl_document_set_result(doc, moved);
+		} else if (self->job)
+			cl_heatmap_view_cancel(self);
 	}
-	start_build(self);
-	set_status(self);
+	if (what & CL_DOCUMENT_RESULTS) {
+		/* a heatmap stored by someone else (a lesson's, an older one restored) */
+		ClResult *stored = cl_document_get_result(doc, CL_RESULT_HEATMAP);
+		if (!self->job && stored && stored != self->shown) {
+			g_clear_pointer(&self->shown, cl_result_unref);
+			self->shown = cl_result_ref(stored);
+		}
+	}
+	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_RESULTS)) {
+		start_build(self);
+		set_status(self);
+	}
 }
 
-/* A closed window stops the sweep; the view outlives it until the sweep's
- * callback (which holds it) has run, and must not touch the window then. */
-static void window_destroyed(GtkWidget *window, ClHeatmapView *self)
+/* ------------------------------------------------------ ClResultsView */
+
+static gboolean show_step(ClResultsView *view, const ClLessonStep *step, GError **error)
 {
-	(void)window;
-	cl_heatmap_view_cancel(self);
-	if (self->build_cancellable)
-		g_cancellable_cancel(self->build_cancellable);
-	self->window = NULL;
+	ClHeatmapView *self = CL_HEATMAP_VIEW(view);
+	const ClLessonView *v = &step->view;
+	GVariantDict options;
+	g_variant_dict_init(&options, NULL);
+	g_variant_dict_insert(&options, "x", "s", v->x.parameter);
+	g_variant_dict_insert(&options, "y", "s", v->y.parameter);
+	g_variant_dict_insert(&options, "x-min", "d", v->x.min);
+	g_variant_dict_insert(&options, "x-max", "d", v->x.max);
+	g_variant_dict_insert(&options, "y-min", "d", v->y.min);
+	g_variant_dict_insert(&options, "y-max", "d", v->y.max);
+	g_variant_dict_insert(&options, "x-points", "i", v->x.count);
+	g_variant_dict_insert(&options, "y-points", "i", v->y.count);
+	g_variant_dict_insert(&options, "quantity", "s", v->quantity);
+	g_autoptr(GVariant) value = g_variant_ref_sink(g_variant_dict_end(&options));
+	return cl_heatmap_view_compute(self, value, error);
 }
 
-void cl_heatmap_view_set_window(ClHeatmapView *self, ClWindow *window)
+static void cl_heatmap_view_view_init(ClResultsViewInterface *iface)
 {
-	self->window = window;
-	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
-	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
-	refresh_parameters(self);
-	set_status(self);
+	iface->show_step = show_step;
 }
 
 /* ------------------------------------------------------------ lifecycle */
 
+static void cl_heatmap_view_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_heatmap_view_parent_class)->root(widget);
+	ClHeatmapView *self = CL_HEATMAP_VIEW(widget);
+	self->workbench = cl_workbench_of(widget);
+	if (!self->workbench)
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	refresh_parameters(self);
+	set_status(self);
+}
+
+/* A closed window stops the sweep; the view outlives it until the sweep's
+ * callback (which holds it) has run, and must not touch the document then. */
+static void cl_heatmap_view_unroot(GtkWidget *widget)
+{
+	ClHeatmapView *self = CL_HEATMAP_VIEW(widget);
+	cl_heatmap_view_cancel(self);
+	if (self->build)
+		cl_job_cancel(self->build);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	self->workbench = NULL;
+	GTK_WIDGET_CLASS(cl_heatmap_view_parent_class)->unroot(widget);
+}
+
 static void cl_heatmap_view_dispose(GObject *object)
 {
 	ClHeatmapView *self = CL_HEATMAP_VIEW(object);
-	cl_heatmap_view_cancel(self);
-	if (self->build_cancellable)
-		g_cancellable_cancel(self->build_cancellable);
-	g_clear_object(&self->build_cancellable);
-	cl_job_watch_clear(&self->watch);
-	g_clear_object(&self->job);
+	cl_job_replace(&self->job, NULL);
+	cl_job_replace(&self->build, NULL);
+	g_clear_pointer(&self->shown, cl_result_unref);
 	g_clear_object(&self->param_names);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_HEATMAP_VIEW);
 	GtkWidget *child;
@@ -684,6 +716,8 @@ static void cl_heatmap_view_class_init(ClHeatmapViewClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 	object_class->dispose = cl_heatmap_view_dispose;
 	object_class->finalize = cl_heatmap_view_finalize;
+	widget_class->root = cl_heatmap_view_root;
+	widget_class->unroot = cl_heatmap_view_unroot;
 	g_type_ensure(CL_TYPE_PLOT_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 												"/io/github/contactlab/ContactLab/ui/cl-heatmap-view.ui");
@@ -702,6 +736,9 @@ static void cl_heatmap_view_class_init(ClHeatmapViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, status);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, readout);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, plot);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, sigma);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, samples);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, smoothing_grid);
 	gtk_widget_class_install_action(widget_class, "heatmap.compute", NULL, compute_action);
 	gtk_widget_class_install_action(widget_class, "heatmap.cancel", NULL, cancel_action);
 	gtk_widget_class_install_action(widget_class, "heatmap.export", NULL, export_binding);
@@ -718,7 +755,6 @@ static void cl_heatmap_view_init(ClHeatmapView *self)
 	gtk_drop_down_set_model(self->y_param, G_LIST_MODEL(self->param_names));
 	gtk_drop_down_set_enable_search(self->x_param, TRUE);
 	gtk_drop_down_set_enable_search(self->y_param, TRUE);
-	self->exact_slot = -1;
 	cl_plot_view_set_export_name(self->plot, "heatmap");
 	cl_plot_view_set_csv_func(self->plot, heatmap_csv, self);
 	cl_plot_view_set_placeholder(self->plot, "<big>No heatmap yet</big>\n\nPick two parameters, their ranges and "
@@ -729,5 +765,6 @@ static void cl_heatmap_view_init(ClHeatmapView *self)
 	g_signal_connect(self->quantity, "notify::selected", G_CALLBACK(quantity_changed), self);
 	g_signal_connect(self->plot, "hover", G_CALLBACK(hover), self);
 	g_signal_connect(self->plot, "pick", G_CALLBACK(pick), self);
+	gtk_widget_set_sensitive(self->smoothing_grid, FALSE);
 	update_sensitivity(self);
 }

@@ -1,6 +1,8 @@
 #include "cl-inspector.h"
 
-#include "cl-window.h"
+#include "cl-scene-edit.h"
+#include "cl-workbench.h"
+#include "scene-file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,7 +46,8 @@ typedef struct {
 struct _ClInspector {
 	GtkWidget parent_instance;
 	GtkWidget *box;
-	ClWindow *window;
+	ClDocument *doc; /* while rooted */
+	gulong changed_handler;
 	GPtrArray *fields;
 	ClPick shown;
 	int shown_balls, shown_walls, shown_loss;
@@ -169,37 +172,42 @@ static void show_error(Field *f, const char *message)
 								   message ? message : "", -1);
 }
 
+typedef struct {
+	const Field *field;
+	const char *text;
+} FieldEdit;
+
+static gboolean apply_typed(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	const FieldEdit *e = data;
+	return apply_field(scene, e->field, e->text, message, size);
+}
+
 static void entry_changed(GtkEditable *editable, ClInspector *self)
 {
-	if (self->updating || !self->window)
+	if (self->updating || !self->doc)
 		return;
 	Field *f = g_object_get_data(G_OBJECT(editable), "field");
-	ClScene *scene = cl_window_get_scene(self->window);
-	const char *text = gtk_editable_get_text(editable);
-	char message[CL_MESSAGE_MAX] = "";
-	/* try on a copy first: an invalid value never reaches the scene */
-	ClScene *trial = cl_scene_copy(scene);
-	gboolean ok = apply_field(trial, f, text, message, sizeof message) &&
-				  cl_scene_validate(trial, message, sizeof message);
-	if (!ok) {
-		cl_scene_free(trial);
-		show_error(f, message);
-		return;
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	FieldEdit edit = {f, gtk_editable_get_text(editable)};
+	/* "1.0" → "1.00": the same value, no edit */
+	char current[CL_NAME_MAX], typed[CL_NAME_MAX], message[CL_MESSAGE_MAX] = "";
+	g_autoptr(ClScene) trial = cl_scene_copy(scene);
+	if (apply_field(trial, f, edit.text, message, sizeof message)) {
+		format_field(scene, f, current, sizeof current);
+		format_field(trial, f, typed, sizeof typed);
+		if (g_str_equal(current, typed)) {
+			show_error(f, NULL);
+			return;
+		}
 	}
-	show_error(f, NULL);
-	char current[CL_NAME_MAX];
-	format_field(scene, f, current, sizeof current);
-	char typed[CL_NAME_MAX];
-	format_field(trial, f, typed, sizeof typed);
-	cl_scene_free(trial);
-	if (g_str_equal(current, typed))
-		return; /* "1.0" → "1.00": same value, no edit */
-	ClScene *before = cl_scene_copy(scene);
-	apply_field(scene, f, text, message, sizeof message);
-	char *label = g_strdup_printf("Set %s", f->label);
-	cl_window_scene_edited(self->window, before, label, f->key);
-	g_free(label);
-	cl_scene_free(before);
+	g_autofree char *label = g_strdup_printf("Set %s", f->label);
+	g_autoptr(GError) error = NULL;
+	/* the document validates: an invalid value never reaches the scene */
+	if (cl_document_edit(self->doc, label, f->key, apply_typed, &edit, &error))
+		show_error(f, NULL);
+	else
+		show_error(f, error->message);
 }
 
 static GtkWidget *heading(const char *text)
@@ -257,30 +265,62 @@ static GtkWidget *new_grid(void)
 	return grid;
 }
 
+static void edit(ClInspector *self, const char *label, ClSceneEditFunc func, gpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	if (!cl_document_edit(self->doc, label, NULL, func, data, &error)) {
+		ClWorkbench *workbench = cl_workbench_of(GTK_WIDGET(self));
+		if (workbench)
+			cl_workbench_notify(workbench, error->message);
+	}
+}
+
+static gboolean remove_loss_term(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	cl_scene_remove_loss(scene, GPOINTER_TO_INT(data));
+	return TRUE;
+}
+
 static void remove_loss(GtkButton *button, ClInspector *self)
 {
-	int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(button), "loss"));
-	ClScene *scene = cl_window_get_scene(self->window);
-	ClScene *before = cl_scene_copy(scene);
-	cl_scene_remove_loss(scene, index);
-	cl_window_scene_edited(self->window, before, "Remove loss term", NULL);
-	cl_scene_free(before);
-	cl_inspector_refresh(self, self->shown);
+	edit(self, "Remove loss term", remove_loss_term, g_object_get_data(G_OBJECT(button), "loss"));
+}
+
+typedef struct {
+	ClLossType type;
+	int ball;
+} NewTerm;
+
+static gboolean add_loss_term(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	const NewTerm *t = data;
+	cl_scene_add_loss(scene, t->type)->ball = t->ball;
+	return TRUE;
 }
 
 static void add_loss(GtkButton *button, ClInspector *self)
 {
-	ClLossType type = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(button), "type"));
-	ClScene *scene = cl_window_get_scene(self->window);
-	if (scene->ball_count == 0)
+	if (cl_document_get_scene(self->doc)->ball_count == 0)
 		return;
-	int ball = self->shown.kind == CL_PICK_BALL || self->shown.kind == CL_PICK_VELOCITY ? self->shown.index : 0;
-	ClScene *before = cl_scene_copy(scene);
-	ClLossTerm *t = cl_scene_add_loss(scene, type);
-	t->ball = ball;
-	cl_window_scene_edited(self->window, before, "Add loss term", NULL);
-	cl_scene_free(before);
-	cl_inspector_refresh(self, self->shown);
+	ClPick selected = cl_document_get_selection(self->doc);
+	NewTerm t = {GPOINTER_TO_INT(g_object_get_data(G_OBJECT(button), "type")),
+				 selected.kind == CL_PICK_BALL ? selected.index : 0};
+	edit(self, "Add loss term", add_loss_term, &t);
+}
+
+typedef struct {
+	int index;
+	int value;
+} Choice;
+
+static gboolean set_axis(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	const Choice *c = data;
+	scene->loss[c->index].axis = c->value;
+	return TRUE;
 }
 
 static void axis_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClInspector *self)
@@ -288,12 +328,27 @@ static void axis_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClInspector *
 	(void)pspec;
 	if (self->updating)
 		return;
-	int index = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dropdown), "loss"));
-	ClScene *scene = cl_window_get_scene(self->window);
-	ClScene *before = cl_scene_copy(scene);
-	scene->loss[index].axis = (int)gtk_drop_down_get_selected(dropdown);
-	cl_window_scene_edited(self->window, before, "Set loss axis", NULL);
-	cl_scene_free(before);
+	Choice c = {GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dropdown), "loss")), (int)gtk_drop_down_get_selected(dropdown)};
+	edit(self, "Set loss axis", set_axis, &c);
+}
+
+static gboolean set_control_kind(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	const Choice *c = data;
+	ClBall *ball = &scene->balls[c->index];
+	if (c->value == CL_CONTROL_SEQUENCE && !ball->control_sequence) {
+		/* a sequence starts as the current constant force in every interval */
+		double *u = g_new(double, 2 * (gsize)scene->steps);
+		for (int n = 0; n < scene->steps; n++) {
+			u[2 * n] = ball->control_constant.x;
+			u[2 * n + 1] = ball->control_constant.y;
+		}
+		cl_scene_set_control_sequence(scene, c->index, u);
+		g_free(u);
+	} else
+		ball->control_kind = (ClControlKind)c->value;
+	return TRUE;
 }
 
 static void control_kind_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClInspector *self)
@@ -301,28 +356,8 @@ static void control_kind_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClIns
 	(void)pspec;
 	if (self->updating)
 		return;
-	int ball = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dropdown), "ball"));
-	ClScene *scene = cl_window_get_scene(self->window);
-	guint kind = gtk_drop_down_get_selected(dropdown);
-	if (kind == CL_CONTROL_SEQUENCE && !scene->balls[ball].control_sequence) {
-		/* a sequence starts as the current constant force in every interval */
-		double *u = g_new(double, 2 * (gsize)scene->steps);
-		for (int n = 0; n < scene->steps; n++) {
-			u[2 * n] = scene->balls[ball].control_constant.x;
-			u[2 * n + 1] = scene->balls[ball].control_constant.y;
-		}
-		ClScene *before = cl_scene_copy(scene);
-		cl_scene_set_control_sequence(scene, ball, u);
-		g_free(u);
-		cl_window_scene_edited(self->window, before, "Set control", NULL);
-		cl_scene_free(before);
-	} else {
-		ClScene *before = cl_scene_copy(scene);
-		scene->balls[ball].control_kind = (ClControlKind)kind;
-		cl_window_scene_edited(self->window, before, "Set control", NULL);
-		cl_scene_free(before);
-	}
-	cl_inspector_refresh(self, self->shown);
+	Choice c = {GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dropdown), "ball")), (int)gtk_drop_down_get_selected(dropdown)};
+	edit(self, "Set control", set_control_kind, &c);
 }
 
 static void build_scene_section(ClInspector *self, const ClScene *s)
@@ -493,7 +528,7 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 
 static void update_values(ClInspector *self)
 {
-	ClScene *scene = cl_window_get_scene(self->window);
+	const ClScene *scene = cl_document_get_scene(self->doc);
 	self->updating = TRUE;
 	for (guint i = 0; i < self->fields->len; i++) {
 		Field *f = g_ptr_array_index(self->fields, i);
@@ -511,11 +546,11 @@ static void update_values(ClInspector *self)
 	self->updating = FALSE;
 }
 
-void cl_inspector_refresh(ClInspector *self, ClPick selection)
+/* Rebuilt when the selection or the scene's objects change, else only the values follow. */
+static void refresh(ClInspector *self)
 {
-	if (!self->window)
-		return;
-	ClScene *s = cl_window_get_scene(self->window);
+	ClPick selection = cl_document_get_selection(self->doc);
+	const ClScene *s = cl_document_get_scene(self->doc);
 	gboolean same = selection.kind == self->shown.kind && selection.index == self->shown.index &&
 					s->ball_count == self->shown_balls && s->wall_count == self->shown_walls &&
 					s->loss_count == self->shown_loss && self->fields->len > 0;
@@ -537,10 +572,32 @@ void cl_inspector_refresh(ClInspector *self, ClPick selection)
 	update_values(self);
 }
 
-void cl_inspector_set_window(ClInspector *self, ClWindow *window)
+static void document_changed(ClDocument *doc, guint what, ClInspector *self)
 {
-	self->window = window;
-	cl_inspector_refresh(self, (ClPick){CL_PICK_NONE, -1});
+	(void)doc;
+	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
+		refresh(self);
+}
+
+static void cl_inspector_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_inspector_parent_class)->root(widget);
+	ClInspector *self = CL_INSPECTOR(widget);
+	ClWorkbench *workbench = cl_workbench_of(widget);
+	if (!workbench)
+		return;
+	self->doc = cl_workbench_get_document(workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	refresh(self);
+}
+
+static void cl_inspector_unroot(GtkWidget *widget)
+{
+	ClInspector *self = CL_INSPECTOR(widget);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	GTK_WIDGET_CLASS(cl_inspector_parent_class)->unroot(widget);
 }
 
 static void cl_inspector_dispose(GObject *object)
@@ -554,6 +611,8 @@ static void cl_inspector_dispose(GObject *object)
 static void cl_inspector_class_init(ClInspectorClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = cl_inspector_dispose;
+	GTK_WIDGET_CLASS(klass)->root = cl_inspector_root;
+	GTK_WIDGET_CLASS(klass)->unroot = cl_inspector_unroot;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
 }
 

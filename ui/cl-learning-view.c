@@ -1,17 +1,15 @@
 #include "cl-learning-view.h"
 
-#include "cl-job-watch.h"
 #include "cl-learning-job.h"
-#include "cl-window.h"
-#include "learning-report.h"
+#include "cl-workbench.h"
 #include "numbers.h"
+#include "scene-file.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-/* How often the live curves grow (new points only, then a redraw) and how
- * often the table follows (only rows whose backend moved on). */
-#define LIVE_UPDATE_MS 100
+/* How often the table follows the live curves (only rows whose backend
+ * moved on); the curves grow at every job progress signal. */
 #define TABLE_UPDATE_MS 500
 
 enum { REFERENCE_ANALYTIC, REFERENCE_CUSTOM, REFERENCE_NONE };
@@ -27,8 +25,9 @@ struct _ClLearningView {
 	GtkWidget parent_instance;
 
 	/* template widgets */
-	GtkDropDown *optimizer, *reference_kind;
-	GtkSpinButton *learning_rate, *iterations, *reference_value;
+	GtkDropDown *optimizer, *reference_kind, *estimator;
+	GtkSpinButton *learning_rate, *iterations, *reference_value, *sigma, *samples;
+	GtkWidget *smoothing_grid;
 	GtkBox *parameter_box;
 	GtkCheckButton *log_scale;
 	GtkWidget *cancel_button;
@@ -37,32 +36,43 @@ struct _ClLearningView {
 	ClPlotView *plot;
 	GtkGrid *table;
 
-	/* borrowed */
-	ClWindow *window;
+	GtkWidget *stale_label;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	gulong changed_handler;
 
-	/* owned */
 	GPtrArray *parameter_checks; /* GtkCheckButton, labelled with the parameter name */
 	char *signature;             /* of the scene the checks were made for */
-	ClLearningJob *job;          /* the running or shown run */
-	ClJobWatch watch; /* its cancellable and live-update timer while it runs */
-	gboolean running, complete;
+	ClJob *job;                  /* the running run */
+	ClResult *shown;             /* the running or shown run's result */
+	gboolean complete;
 	ClLearningTrace *traces; /* the last copy shown */
 	int trace_count;
 	ClLearningCurves *curves; /* where each trace's lines are in the plot's figure */
 	char **param_names;       /* of the job's parameters */
 	GArray *brief;            /* indices of the parameters the table shows (int) */
-	ClLearningJob *table_job; /* the run the rows were made for (borrowed) */
+	ClResult *table_result;   /* the run the rows were made for (borrowed) */
 	TableRow *rows;
 	gint64 started, table_updated;
 };
 
-G_DEFINE_FINAL_TYPE(ClLearningView, cl_learning_view, GTK_TYPE_WIDGET)
+static void cl_learning_view_view_init(ClResultsViewInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE(ClLearningView, cl_learning_view, GTK_TYPE_WIDGET,
+							  G_IMPLEMENT_INTERFACE(CL_TYPE_RESULTS_VIEW, cl_learning_view_view_init))
+
+static ClLearningRun *shown_run(ClLearningView *self)
+{
+	return self->shown ? cl_result_payload(self->shown) : NULL;
+}
 
 /* ----------------------------------------------------------- parameters */
 
+/* The controls as a def says: its parameters checked, its rate, iterations
+ * and optimizer (a lesson step's are the whole of what it runs). */
 static void refresh_parameters(ClLearningView *self)
 {
-	const ClScene *scene = cl_window_get_scene(self->window);
+	const ClScene *scene = cl_document_get_scene(self->doc);
 	/* the scene's own choice first, then every ball's vectors */
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 	for (int k = 0; k < scene->optimize.parameter_count; k++)
@@ -93,11 +103,17 @@ static void refresh_parameters(ClLearningView *self)
 	if (scene->optimize.iterations > 0)
 		gtk_spin_button_set_value(self->iterations, scene->optimize.iterations);
 	gtk_drop_down_set_selected(self->optimizer, scene->optimize.optimizer == CL_OPTIMIZER_ADAM ? 1 : 0);
+	gtk_drop_down_set_selected(self->estimator, (guint)scene->optimize.gradient);
+	if (scene->optimize.sigma > 0)
+		gtk_spin_button_set_value(self->sigma, scene->optimize.sigma);
+	gtk_spin_button_set_value(self->samples, scene->optimize.samples);
 }
 
+/* The scene's own def (its seed among the rest) with the controls applied. */
 static ClOptimizeDef current_def(ClLearningView *self)
 {
-	ClOptimizeDef def = {0};
+	ClOptimizeDef def = cl_document_get_scene(self->doc)->optimize;
+	def.parameter_count = 0;
 	for (guint i = 0; i < self->parameter_checks->len && def.parameter_count < CL_OPTIMIZE_PARAMS_MAX; i++) {
 		GtkCheckButton *check = g_ptr_array_index(self->parameter_checks, i);
 		if (gtk_check_button_get_active(check))
@@ -106,6 +122,9 @@ static ClOptimizeDef current_def(ClLearningView *self)
 	def.learning_rate = gtk_spin_button_get_value(self->learning_rate);
 	def.iterations = gtk_spin_button_get_value_as_int(self->iterations);
 	def.optimizer = gtk_drop_down_get_selected(self->optimizer) == 1 ? CL_OPTIMIZER_ADAM : CL_OPTIMIZER_GD;
+	def.gradient = (ClGradientEstimator)gtk_drop_down_get_selected(self->estimator);
+	def.sigma = def.gradient == CL_GRADIENT_ADJOINT ? def.sigma : gtk_spin_button_get_value(self->sigma);
+	def.samples = gtk_spin_button_get_value_as_int(self->samples);
 	return def;
 }
 
@@ -134,11 +153,12 @@ static void name_parameters(ClLearningView *self)
 {
 	g_clear_pointer(&self->param_names, g_strfreev);
 	g_array_set_size(self->brief, 0);
-	if (!self->job)
+	ClLearningRun *run = shown_run(self);
+	if (!run)
 		return;
-	const ClScene *scene = cl_learning_job_scene(self->job);
-	int count, controls = 0;
-	const ClParam *params = cl_learning_job_params(self->job, &count);
+	const ClScene *scene = cl_result_scene(self->shown);
+	int count = run->param_count, controls = 0;
+	const ClParam *params = run->params;
 	self->param_names = g_new0(char *, (gsize)count + 1);
 	for (int k = 0; k < count; k++) {
 		char name[CL_NAME_MAX];
@@ -205,7 +225,7 @@ static gboolean values_tooltip(GtkWidget *values, int x, int y, gboolean keyboar
 {
 	(void)x, (void)y, (void)keyboard;
 	int i = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(values), "cl-row"));
-	if (!self->job || i >= self->trace_count || self->traces[i].finished)
+	if (!self->shown || i >= self->trace_count || self->traces[i].finished)
 		return FALSE; /* the text set on the label */
 	char *full = full_summary(self, &self->traces[i]);
 	gtk_tooltip_set_text(tooltip, full);
@@ -220,8 +240,8 @@ static void reset_table(ClLearningView *self)
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->table))))
 		gtk_grid_remove(self->table, child);
 	g_clear_pointer(&self->rows, g_free);
-	self->table_job = self->job;
-	if (!self->job)
+	self->table_result = self->shown;
+	if (!self->shown)
 		return;
 	static const char *const headers[] = {"Backend", "Status", "Iterations", "Final loss (own dynamics)",
 										  "Loss under exact dynamics", "Walls reached", "Learned parameters"};
@@ -248,10 +268,10 @@ static void reset_table(ClLearningView *self)
 
 static void update_row(ClLearningView *self, int i)
 {
-	const ClScene *scene = cl_learning_job_scene(self->job);
+	const ClScene *scene = cl_result_scene(self->shown);
 	const ClLearningTrace *t = &self->traces[i];
 	TableRow *r = &self->rows[i];
-	const char *state = !t->finished ? (self->running ? "running" : "stopped") : cl_status_name(t->status.code);
+	const char *state = !t->finished ? (self->job ? "running" : "stopped") : cl_status_name(t->status.code);
 	gtk_label_set_text(GTK_LABEL(r->status), state);
 	set_css_class(r->status, "not-ok", t->finished && t->status.code != CL_STATUS_OK);
 	gtk_widget_set_tooltip_text(r->status, t->status.message[0] ? t->status.message : NULL);
@@ -288,9 +308,9 @@ static void update_row(ClLearningView *self, int i)
  * (the run ended: running rows become stopped). */
 static void update_table(ClLearningView *self, gboolean force)
 {
-	if (self->table_job != self->job)
+	if (self->table_result != self->shown)
 		reset_table(self);
-	for (int i = 0; self->job && i < self->trace_count; i++)
+	for (int i = 0; self->shown && i < self->trace_count; i++)
 		if (force || self->rows[i].iterations_shown != self->traces[i].iterations ||
 			self->rows[i].finished_shown != self->traces[i].finished)
 			update_row(self, i);
@@ -299,17 +319,19 @@ static void update_table(ClLearningView *self, gboolean force)
 
 static void rebuild_figure(ClLearningView *self)
 {
-	if (!self->job) {
+	ClLearningRun *run = shown_run(self);
+	gboolean stale = run && self->doc && cl_document_is_stale(self->doc, self->shown);
+	gtk_widget_set_visible(self->stale_label, stale);
+	gtk_widget_set_opacity(GTK_WIDGET(self->plot), stale ? 0.45 : 1.0);
+	if (!run) {
 		cl_plot_view_set_figure(self->plot, NULL);
 		return;
 	}
-	const ClScene *scene = cl_learning_job_scene(self->job);
-	int count;
-	const ClParam *params = cl_learning_job_params(self->job, &count);
+	const ClScene *scene = cl_result_scene(self->shown);
 	char label[128];
 	double ref = reference(self, scene, label, sizeof label);
 	self->curves = g_renew(ClLearningCurves, self->curves, (gsize)MAX(self->trace_count, 1));
-	ClPlotFigure *figure = cl_learning_figure(scene, params, count, cl_learning_job_tracked(self->job), self->traces,
+	ClPlotFigure *figure = cl_learning_figure(scene, run->params, run->param_count, run->tracked, self->traces,
 											  self->trace_count, gtk_check_button_get_active(self->log_scale), ref,
 											  label, self->curves);
 	cl_plot_view_set_figure(self->plot, figure);
@@ -318,9 +340,9 @@ static void rebuild_figure(ClLearningView *self)
 /* Everything from a whole copy of the run (its start and its end). */
 static void refresh(ClLearningView *self)
 {
-	if (self->job) {
+	if (shown_run(self)) {
 		cl_learning_traces_free(self->traces, self->trace_count);
-		self->traces = cl_learning_job_copy_traces(self->job, &self->trace_count);
+		self->traces = cl_learning_run_copy_traces(shown_run(self), &self->trace_count);
 	}
 	rebuild_figure(self);
 	update_table(self, TRUE);
@@ -329,16 +351,21 @@ static void refresh(ClLearningView *self)
 /* While it runs: only what changed since the last tick. */
 static void refresh_live(ClLearningView *self)
 {
-	cl_learning_job_update_traces(self->job, self->traces, self->trace_count);
-	int count;
-	const ClParam *params = cl_learning_job_params(self->job, &count);
-	if (cl_learning_figure_grow(cl_learning_job_scene(self->job), params, count, cl_learning_job_tracked(self->job),
+	ClLearningRun *run = shown_run(self);
+	cl_learning_run_update_traces(run, self->traces, self->trace_count);
+	if (cl_learning_figure_grow(cl_result_scene(self->shown), run->params, run->param_count, run->tracked,
 								self->traces, self->trace_count, self->curves))
 		gtk_widget_queue_draw(GTK_WIDGET(self->plot));
 	else
 		rebuild_figure(self);
 	if (g_get_monotonic_time() - self->table_updated >= TABLE_UPDATE_MS * 1000)
 		update_table(self, FALSE);
+}
+
+/* σ and the sample count matter only for the smoothed estimators. */
+static void estimator_changed(ClLearningView *self)
+{
+	gtk_widget_set_sensitive(self->smoothing_grid, gtk_drop_down_get_selected(self->estimator) != CL_GRADIENT_ADJOINT);
 }
 
 static void options_changed(ClLearningView *self)
@@ -355,11 +382,11 @@ static void set_status(ClLearningView *self, const char *override)
 	char *text;
 	if (override)
 		text = g_strdup(override);
-	else if (!self->job)
+	else if (!self->shown)
 		text = g_strdup("Choose what to optimize and press Run.");
-	else if (self->running)
+	else if (self->job)
 		text = g_strdup_printf("Optimizing with %d backends… %.0f %%", self->trace_count,
-							   100 * cl_learning_job_progress(self->job));
+							   100 * cl_learning_run_progress(shown_run(self)));
 	else {
 		double seconds = (g_get_monotonic_time() - self->started) / 1e6;
 		text = self->complete ? g_strdup_printf("%d backends in %.1f s. The last column of the table is each "
@@ -373,32 +400,32 @@ static void set_status(ClLearningView *self, const char *override)
 
 static void update_sensitivity(ClLearningView *self)
 {
-	gtk_widget_action_set_enabled(GTK_WIDGET(self), "learning.cancel", self->running);
-	gtk_widget_set_visible(self->cancel_button, self->running);
+	gtk_widget_action_set_enabled(GTK_WIDGET(self), "learning.cancel", self->job != NULL);
+	gtk_widget_set_visible(self->cancel_button, self->job != NULL);
 }
 
-static gboolean tick(gpointer data)
+static void run_progress(ClJob *job, ClLearningView *self)
 {
-	ClLearningView *self = data;
-	if (self->job) {
-		gtk_progress_bar_set_fraction(self->progress, cl_learning_job_progress(self->job));
-		refresh_live(self);
-		set_status(self, NULL);
-	}
-	return G_SOURCE_CONTINUE;
+	if (job != self->job)
+		return;
+	gtk_progress_bar_set_fraction(self->progress, cl_job_get_progress(job));
+	refresh_live(self);
+	set_status(self, NULL);
 }
 
 static void run_done(GObject *source, GAsyncResult *result, gpointer data)
 {
 	ClLearningView *self = data;
-	ClLearningJob *job = CL_LEARNING_JOB(source);
-	gboolean ok = cl_learning_job_finish(job, result, NULL);
-	if (job == self->job && self->running) {
-		self->running = FALSE;
+	ClJob *job = CL_JOB(source);
+	gboolean ok = cl_job_finish(job, result, NULL);
+	if (job == self->job) {
+		g_clear_object(&self->job);
 		self->complete = ok;
-		cl_job_watch_finish(&self->watch);
-		if (ok)
+		if (ok) {
 			gtk_progress_bar_set_fraction(self->progress, 1);
+			if (self->doc)
+				cl_document_set_result(self->doc, self->shown);
+		}
 		refresh(self);
 		update_sensitivity(self);
 		set_status(self, NULL);
@@ -427,41 +454,47 @@ static gboolean apply_options(ClLearningView *self, GVariant *options, GError **
 	}
 	if (g_variant_lookup(options, "log", "b", &b))
 		gtk_check_button_set_active(self->log_scale, b);
+	if (g_variant_lookup(options, "gradient", "&s", &s)) {
+		int e = cl_gradient_estimator_find(s);
+		if (e < 0) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg or aobg",
+						s);
+			return FALSE;
+		}
+		gtk_drop_down_set_selected(self->estimator, (guint)e);
+	}
+	if (g_variant_lookup(options, "sigma", "d", &d))
+		gtk_spin_button_set_value(self->sigma, d);
+	if (g_variant_lookup(options, "samples", "i", &n))
+		gtk_spin_button_set_value(self->samples, n);
 	return TRUE;
 }
 
 gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **error)
 {
-	if (!self->window || !apply_options(self, options, error))
+	if (!self->doc || !apply_options(self, options, error))
 		return FALSE;
-	ClOptimizeDef def = current_def(self);
-	const gboolean *enabled = cl_window_get_enabled(self->window);
-	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
-	for (int b = 0; b < cl_backend_count(); b++)
-		if (enabled[b])
-			g_array_append_val(backends, b);
+	g_autoptr(GArray) backends = cl_document_enabled_backends(self->doc);
 	if (backends->len == 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no backend is enabled (see the Backends tab)");
-		g_array_free(backends, TRUE);
 		return FALSE;
 	}
-	ClLearningJob *job = cl_learning_job_new(cl_window_get_scene(self->window), &def,
-											 (const int *)(void *)backends->data, (int)backends->len,
-											 (int)g_get_num_processors(), error);
-	g_array_free(backends, TRUE);
+	g_autoptr(ClScene) scene = cl_scene_copy(cl_document_get_scene(self->doc));
+	scene->optimize = current_def(self);
+	g_autoptr(ClJob) job = cl_learning_job_new(scene, cl_document_get_revision(self->doc),
+											   (const int *)(const void *)backends->data, (int)backends->len, error);
 	if (!job)
 		return FALSE;
-	cl_learning_view_cancel(self);
-	g_clear_object(&self->job);
-	self->job = job;
-	self->table_job = NULL; /* new rows */
+	cl_job_replace(&self->job, job);
+	g_clear_pointer(&self->shown, cl_result_unref);
+	self->shown = cl_result_ref(cl_study_job_result(job));
+	self->table_result = NULL; /* new rows */
 	name_parameters(self);
-	self->running = TRUE;
 	self->complete = FALSE;
 	self->started = g_get_monotonic_time();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	GCancellable *cancellable = cl_job_watch_start(&self->watch, LIVE_UPDATE_MS, tick, self);
-	cl_learning_job_run_async(job, cancellable, run_done, g_object_ref(self));
+	g_signal_connect(job, "progress", G_CALLBACK(run_progress), self);
+	cl_job_run_async(job, run_done, g_object_ref(self));
 	refresh(self);
 	update_sensitivity(self);
 	set_status(self, NULL);
@@ -470,17 +503,13 @@ gboolean cl_learning_view_run(ClLearningView *self, GVariant *options, GError **
 
 void cl_learning_view_cancel(ClLearningView *self)
 {
-	cl_job_watch_cancel(&self->watch);
+	if (self->job)
+		cl_job_cancel(self->job);
 }
 
 gboolean cl_learning_view_is_busy(ClLearningView *self)
 {
-	return self->running;
-}
-
-gboolean cl_learning_view_has_result(ClLearningView *self)
-{
-	return self->complete;
+	return self->job != NULL;
 }
 
 ClPlotView *cl_learning_view_get_plot(ClLearningView *self)
@@ -488,30 +517,10 @@ ClPlotView *cl_learning_view_get_plot(ClLearningView *self)
 	return self->plot;
 }
 
-GString *cl_learning_view_curves_csv(ClLearningView *self)
-{
-	return self->job ? cl_learning_curves_csv(self->traces, self->trace_count) : NULL;
-}
-
-GString *cl_learning_view_parameters_csv(ClLearningView *self)
-{
-	if (!self->job)
-		return NULL;
-	int count;
-	const ClParam *params = cl_learning_job_params(self->job, &count);
-	return cl_learning_parameters_csv(cl_learning_job_scene(self->job), params, count, self->traces,
-									  self->trace_count);
-}
-
-GString *cl_learning_view_summary_csv(ClLearningView *self)
-{
-	return self->job ? cl_learning_summary_csv(cl_learning_job_scene(self->job), self->traces, self->trace_count)
-					 : NULL;
-}
-
 static GString *curves_csv(gpointer data)
 {
-	return cl_learning_view_curves_csv(data);
+	ClLearningView *self = data;
+	return self->shown ? cl_learning_curves_csv(self->traces, self->trace_count) : NULL;
 }
 
 static void run_action(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -550,44 +559,74 @@ static char *problem_signature(const ClScene *scene)
 	return g_string_free(sig, FALSE);
 }
 
-/* A different problem brings its own choices; other edits keep the user's. */
-static void scene_changed(ClWindow *window, ClLearningView *self)
+/* A different problem brings its own choices; other edits keep the user's.
+ * Either way the shown curves are now of an older scene: marked stale. */
+static void document_changed(ClDocument *doc, guint what, ClLearningView *self)
 {
-	(void)window;
-	char *signature = problem_signature(cl_window_get_scene(self->window));
-	if (g_strcmp0(signature, self->signature) != 0) {
-		g_free(self->signature);
-		self->signature = g_steal_pointer(&signature);
-		refresh_parameters(self);
+	if (!(what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_RESULTS)))
+		return;
+	if (what & CL_DOCUMENT_SCENE) {
+		g_autofree char *signature = problem_signature(cl_document_get_scene(doc));
+		if (g_strcmp0(signature, self->signature) != 0) {
+			g_free(self->signature);
+			self->signature = g_steal_pointer(&signature);
+			refresh_parameters(self);
+		}
 	}
-	g_free(signature);
-}
-
-/* A closed window stops the run; the view outlives it until the run's
- * callback (which holds it) has run, and must not touch the window then. */
-static void window_destroyed(GtkWidget *window, ClLearningView *self)
-{
-	(void)window;
-	cl_learning_view_cancel(self);
-	self->window = NULL;
-}
-
-void cl_learning_view_set_window(ClLearningView *self, ClWindow *window)
-{
-	self->window = window;
-	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
-	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
-	scene_changed(window, self);
+	rebuild_figure(self);
 	set_status(self, NULL);
+}
+
+/* ------------------------------------------------------ ClResultsView */
+
+/* A lesson step runs exactly the scene's own problem (the step sets it):
+ * whatever the user chose before, the controls take the step's def. */
+static gboolean show_step(ClResultsView *view, const ClLessonStep *step, GError **error)
+{
+	ClLearningView *self = CL_LEARNING_VIEW(view);
+	g_clear_pointer(&self->signature, g_free);
+	refresh_parameters(self);
+	gtk_check_button_set_active(self->log_scale, step->view.log_scale);
+	return cl_learning_view_run(self, NULL, error);
+}
+
+static void cl_learning_view_view_init(ClResultsViewInterface *iface)
+{
+	iface->show_step = show_step;
 }
 
 /* ------------------------------------------------------------ lifecycle */
 
+static void cl_learning_view_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_learning_view_parent_class)->root(widget);
+	ClLearningView *self = CL_LEARNING_VIEW(widget);
+	self->workbench = cl_workbench_of(widget);
+	if (!self->workbench)
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	document_changed(self->doc, CL_DOCUMENT_SCENE, self);
+}
+
+/* A closed window stops the run; the view outlives it until the run's
+ * callback (which holds it) has run, and must not touch the document then. */
+static void cl_learning_view_unroot(GtkWidget *widget)
+{
+	ClLearningView *self = CL_LEARNING_VIEW(widget);
+	cl_learning_view_cancel(self);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	self->workbench = NULL;
+	GTK_WIDGET_CLASS(cl_learning_view_parent_class)->unroot(widget);
+}
+
 static void cl_learning_view_dispose(GObject *object)
 {
 	ClLearningView *self = CL_LEARNING_VIEW(object);
-	cl_job_watch_clear(&self->watch);
-	g_clear_object(&self->job);
+	cl_job_replace(&self->job, NULL);
+	g_clear_pointer(&self->shown, cl_result_unref);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_LEARNING_VIEW);
 	GtkWidget *child;
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
@@ -614,6 +653,8 @@ static void cl_learning_view_class_init(ClLearningViewClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 	object_class->dispose = cl_learning_view_dispose;
 	object_class->finalize = cl_learning_view_finalize;
+	widget_class->root = cl_learning_view_root;
+	widget_class->unroot = cl_learning_view_unroot;
 	g_type_ensure(CL_TYPE_PLOT_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class,
 												"/io/github/contactlab/ContactLab/ui/cl-learning-view.ui");
@@ -629,6 +670,11 @@ static void cl_learning_view_class_init(ClLearningViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, status);
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, plot);
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, table);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, stale_label);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, estimator);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, sigma);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, samples);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, smoothing_grid);
 	gtk_widget_class_install_action(widget_class, "learning.run", NULL, run_action);
 	gtk_widget_class_install_action(widget_class, "learning.cancel", NULL, cancel_action);
 	gtk_widget_class_install_action(widget_class, "learning.export", NULL, export_binding);
@@ -652,5 +698,7 @@ static void cl_learning_view_init(ClLearningView *self)
 	g_signal_connect_swapped(self->reference_kind, "notify::selected", G_CALLBACK(options_changed), self);
 	g_signal_connect_swapped(self->reference_value, "value-changed", G_CALLBACK(options_changed), self);
 	g_signal_connect_swapped(self->log_scale, "toggled", G_CALLBACK(options_changed), self);
+	g_signal_connect_swapped(self->estimator, "notify::selected", G_CALLBACK(estimator_changed), self);
+	estimator_changed(self);
 	update_sensitivity(self);
 }

@@ -1,12 +1,9 @@
 #include "cl-lesson-panel.h"
 
-#include "cl-convergence-view.h"
-#include "cl-gradient-view.h"
-#include "cl-heatmap-view.h"
-#include "cl-learning-view.h"
-#include "cl-perturbation-view.h"
+#include "cl-job.h"
 #include "cl-plot-view.h"
-#include "cl-window.h"
+#include "cl-results-view.h"
+#include "cl-workbench.h"
 #include "lesson-figures.h"
 #include "lesson-handout.h"
 #include "lesson.h"
@@ -51,7 +48,6 @@ static void shared_lesson_unref(SharedLesson *shared)
 typedef struct {
 	SharedLesson *shared;
 	guint step;
-	_Atomic int cancel;
 	ClLessonResult *result;
 	ClPlotFigure *figure;
 	double width, height;
@@ -71,8 +67,6 @@ static void step_job_free(gpointer data)
 typedef struct {
 	SharedLesson *shared;
 	char *pdf, *dir;
-	_Atomic int cancel;
-	_Atomic int done, total;
 	GPtrArray *problems;
 } ExportJob;
 
@@ -99,18 +93,18 @@ struct _ClLessonPanel {
 	ClPlotView *figure;
 	GtkProgressBar *export_progress;
 
-	/* borrowed */
-	ClWindow *window;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	GActionMap *actions; /* the window's, where the panel's actions are (D-Bus scripts reach them) */
+	gulong changed_handler, page_handler;
 
-	/* owned */
 	SharedLesson *open; /* NULL: the list is shown */
 	guint step;
-	GTask *step_task;      /* computing the shown step */
+	ClJob *step_job;        /* computing the shown step */
 	ClLessonResult *result; /* the shown step's numbers */
 	gboolean applying;     /* our own changes to the window are under way */
 	gboolean edited;       /* the user changed the scene since the step was applied */
-	GTask *export_task;
-	guint export_source;
+	ClJob *export_job;
 	char *exported; /* the last handout written */
 	char *export_error;
 	GtkWidget *covered_page; /* the sidebar page the panel was opened over */
@@ -127,7 +121,7 @@ static const ClLessonStep *current_step(ClLessonPanel *self)
 
 static void set_action_enabled(ClLessonPanel *self, const char *name, gboolean enabled)
 {
-	GAction *action = self->window ? g_action_map_lookup_action(G_ACTION_MAP(self->window), name) : NULL;
+	GAction *action = self->actions ? g_action_map_lookup_action(self->actions, name) : NULL;
 	if (action)
 		g_simple_action_set_enabled(G_SIMPLE_ACTION(action), enabled);
 }
@@ -139,28 +133,28 @@ static void update_actions(ClLessonPanel *self)
 	set_action_enabled(self, "lesson-previous", self->open && self->step > 0);
 	set_action_enabled(self, "lesson-step", self->open != NULL);
 	set_action_enabled(self, "lesson-leave", self->open != NULL);
-	set_action_enabled(self, "lesson-export", self->open && !self->export_task);
+	set_action_enabled(self, "lesson-export", self->open && !self->export_job);
 	update_state(self);
 }
 
 /* What tests (and scripts) read over D-Bus: the panel's state as JSON. */
 static void update_state(ClLessonPanel *self)
 {
-	GAction *action = self->window ? g_action_map_lookup_action(G_ACTION_MAP(self->window), "lesson-state") : NULL;
+	GAction *action = self->actions ? g_action_map_lookup_action(self->actions, "lesson-state") : NULL;
 	if (!action)
 		return;
 	GString *json = g_string_new("{\"lesson\": ");
 	cl_json_append_string(json, self->open ? self->open->lesson->id : "");
 	g_string_append_printf(json, ", \"step\": %u, \"steps\": %u, \"computing\": %s, \"text\": ",
 						   self->open ? self->step + 1 : 0, self->open ? self->open->lesson->steps->len : 0,
-						   self->step_task ? "true" : "false");
+						   self->step_job ? "true" : "false");
 	cl_json_append_string(json, self->result ? self->result->text : "");
 	g_string_append(json, ", \"problems\": [");
 	for (guint i = 0; self->result && i < self->result->problems->len; i++) {
 		g_string_append(json, i ? ", " : "");
 		cl_json_append_string(json, g_ptr_array_index(self->result->problems, i));
 	}
-	g_string_append_printf(json, "], \"exporting\": %s, \"exported\": ", self->export_task ? "true" : "false");
+	g_string_append_printf(json, "], \"exporting\": %s, \"exported\": ", self->export_job ? "true" : "false");
 	cl_json_append_string(json, self->exported ? self->exported : "");
 	g_string_append(json, ", \"export_error\": ");
 	cl_json_append_string(json, self->export_error ? self->export_error : "");
@@ -287,134 +281,54 @@ static void list_lessons(ClLessonPanel *self)
 
 /* ---------------------------------------------------- applying a step */
 
-static void present_view(GtkWidget *view)
-{
-	GtkWidget *parent = gtk_widget_get_parent(view);
-	if (GTK_IS_STACK(parent))
-		gtk_stack_set_visible_child(GTK_STACK(parent), view);
-}
-
-static GArray *highlighted_backends(const ClLessonStep *step)
-{
-	GArray *backends = g_array_new(FALSE, FALSE, sizeof(int));
-	for (guint i = 0; i < step->highlights->len; i++) {
-		int b = g_array_index(step->highlights, ClLessonHighlight, i).backend;
-		gboolean seen = FALSE;
-		for (guint k = 0; k < backends->len && !seen; k++)
-			seen = g_array_index(backends, int, k) == b;
-		if (!seen)
-			g_array_append_val(backends, b);
-	}
-	return backends;
-}
-
-/* Highlights point at cells and curves; NULL clears them. */
 static void set_highlights(ClLessonPanel *self, const ClLessonStep *step)
 {
-	guint count = step ? step->highlights->len : 0;
-	int *backends = g_new(int, count + 1);
-	const char **parameters = g_new(const char *, count + 1);
-	for (guint i = 0; i < count; i++) {
-		const ClLessonHighlight *h = &g_array_index(step->highlights, ClLessonHighlight, i);
-		backends[i] = h->backend;
-		parameters[i] = h->parameter;
+	for (int k = 0; k < CL_LESSON_VIEW_COUNT; k++) {
+		ClResultsView *view = cl_workbench_get_view(self->workbench, view_pages[k]);
+		if (view)
+			cl_results_view_highlight(view, step);
 	}
-	cl_gradient_view_set_highlight(CL_GRADIENT_VIEW(cl_window_get_view(self->window, "gradients")), backends,
-								   parameters, (int)count);
-	GArray *curves = step ? highlighted_backends(step) : NULL;
-	cl_convergence_view_set_highlight(CL_CONVERGENCE_VIEW(cl_window_get_view(self->window, "convergence")), curves);
-	if (curves)
-		g_array_unref(curves);
-	g_free(backends);
-	g_free(parameters);
 }
 
-static gboolean configure_view(ClLessonPanel *self, const ClLessonStep *step, GError **error)
-{
-	const ClLessonView *v = &step->view;
-	GtkWidget *view = cl_window_get_view(self->window, view_pages[v->kind]);
-	switch (v->kind) {
-	case CL_LESSON_VIEW_HEATMAP: {
-		GVariantDict options;
-		g_variant_dict_init(&options, NULL);
-		g_variant_dict_insert(&options, "x", "s", v->x.parameter);
-		g_variant_dict_insert(&options, "y", "s", v->y.parameter);
-		g_variant_dict_insert(&options, "x-min", "d", v->x.min);
-		g_variant_dict_insert(&options, "x-max", "d", v->x.max);
-		g_variant_dict_insert(&options, "y-min", "d", v->y.min);
-		g_variant_dict_insert(&options, "y-max", "d", v->y.max);
-		g_variant_dict_insert(&options, "x-points", "i", v->x.count);
-		g_variant_dict_insert(&options, "y-points", "i", v->y.count);
-		g_variant_dict_insert(&options, "quantity", "s", v->quantity);
-		GVariant *value = g_variant_ref_sink(g_variant_dict_end(&options));
-		gboolean ok = cl_heatmap_view_compute(CL_HEATMAP_VIEW(view), value, error);
-		g_variant_unref(value);
-		return ok;
-	}
-	case CL_LESSON_VIEW_LEARNING: {
-		GVariantDict options;
-		g_variant_dict_init(&options, NULL);
-		g_variant_dict_insert(&options, "iterations", "i", v->iterations);
-		g_variant_dict_insert(&options, "learning-rate", "d", v->learning_rate);
-		g_variant_dict_insert(&options, "log", "b", v->log_scale);
-		GVariant *value = g_variant_ref_sink(g_variant_dict_end(&options));
-		gboolean ok = cl_learning_view_run(CL_LEARNING_VIEW(view), value, error);
-		g_variant_unref(value);
-		return ok;
-	}
-	case CL_LESSON_VIEW_CONVERGENCE:
-		return cl_convergence_view_compute(CL_CONVERGENCE_VIEW(view), v->parameter, v->steps, error);
-	case CL_LESSON_VIEW_GRADIENTS:
-	case CL_LESSON_VIEW_PERTURBATION:
-	case CL_LESSON_VIEW_COUNT:
-		break;
-	}
-	return TRUE;
-}
-
-/* The step's state through the window's own functions, so it is ordinary
- * state: undoable, editable, and kept when the lesson is left. */
+/* The step's state through the document, so it is ordinary state:
+ * undoable, editable, and kept when the lesson is left. Everything the
+ * step's numbers depend on is set here (scene, backends, the view's own
+ * settings), whatever the user set before. */
 static void apply_state(ClLessonPanel *self, const ClLessonStep *step)
 {
 	self->applying = TRUE;
-	gboolean *wanted = g_new0(gboolean, (gsize)cl_backend_count());
-	for (guint i = 0; i < step->backends->len; i++)
-		wanted[g_array_index(step->backends, int, i)] = TRUE;
-	for (int b = 0; b < cl_backend_count(); b++)
-		cl_window_set_enabled(self->window, b, wanted[b]);
-	g_free(wanted);
-	char *label = g_strdup_printf("Lesson step “%s”", step->title);
-	cl_window_replace_scene(self->window, cl_scene_copy(step->scene), label);
-	g_free(label);
-	set_highlights(self, step);
-	if (step->view.kind == CL_LESSON_VIEW_PERTURBATION) {
-		ClPerturbationView *view = CL_PERTURBATION_VIEW(cl_window_get_view(self->window, "perturbation"));
-		cl_perturbation_view_set_parameter(view, step->view.parameter);
-		cl_perturbation_view_set_delta(view, step->view.delta);
+	for (int b = 0; b < cl_backend_count(); b++) {
+		gboolean wanted = FALSE;
+		for (guint i = 0; i < step->backends->len && !wanted; i++)
+			wanted = g_array_index(step->backends, int, i) == b;
+		cl_document_set_backend_enabled(self->doc, b, wanted);
 	}
-	/* shown first: the window's job computes the perturbation runs only for a shown view */
-	present_view(cl_window_get_view(self->window, view_pages[step->view.kind]));
-	g_action_group_activate_action(G_ACTION_GROUP(self->window), "run", NULL);
-	GError *error = NULL;
-	if (!configure_view(self, step, &error) && error) {
-		char *message = g_strdup_printf("Could not set up the %s view: %s", cl_lesson_view_name(step->view.kind),
-										error->message);
+	g_autofree char *label = g_strdup_printf("Lesson step “%s”", step->title);
+	cl_document_replace(self->doc, cl_scene_copy(step->scene), NULL, FALSE, label);
+	set_highlights(self, step);
+	const char *page = view_pages[step->view.kind];
+	/* shown first: a shown perturbation view asks the runner for its study */
+	cl_workbench_present_view(self->workbench, page);
+	g_autoptr(GError) error = NULL;
+	ClResultsView *view = cl_workbench_get_view(self->workbench, page);
+	if (view && !cl_results_view_show_step(view, step, &error)) {
+		g_autofree char *message =
+			g_strdup_printf("Could not set up the %s view: %s", cl_lesson_view_name(step->view.kind), error->message);
 		g_warning("%s", message);
 		gtk_label_set_text(self->problems_label, message);
 		gtk_widget_set_visible(GTK_WIDGET(self->problems_label), TRUE);
-		g_free(message);
-		g_error_free(error);
 	}
+	cl_runner_run(cl_workbench_get_runner(self->workbench));
 	self->edited = FALSE;
 	gtk_widget_set_visible(GTK_WIDGET(self->edited_note), FALSE);
 	self->applying = FALSE;
 }
 
 /* The user's own edits after a step: the text no longer describes the scene. */
-static void scene_changed(ClWindow *window, ClLessonPanel *self)
+static void document_changed(ClDocument *doc, guint what, ClLessonPanel *self)
 {
-	(void)window;
-	if (self->applying || !self->open || self->edited)
+	(void)doc;
+	if (!(what & CL_DOCUMENT_SCENE) || self->applying || !self->open || self->edited)
 		return;
 	self->edited = TRUE;
 	gtk_widget_set_visible(GTK_WIDGET(self->edited_note), TRUE);
@@ -459,48 +373,48 @@ static void set_busy(ClLessonPanel *self, gboolean busy)
 	gtk_spinner_set_spinning(self->spinner, busy);
 }
 
-static void step_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+static gboolean compute_step(ClJob *job, gpointer data, GError **error)
 {
-	(void)source, (void)cancellable;
-	StepJob *job = data;
-	const ClLessonStep *step = g_ptr_array_index(job->shared->lesson->steps, job->step);
-	job->result = cl_lesson_step_apply(step, &job->cancel);
-	if (job->result) {
-		job->figure = cl_lesson_figure(job->result);
-		cl_lesson_figure_size(job->result, job->figure, &job->width, &job->height);
+	StepJob *step_job = data;
+	const ClLessonStep *step = g_ptr_array_index(step_job->shared->lesson->steps, step_job->step);
+	step_job->result = cl_lesson_step_apply(step, cl_job_cancel_flag(job));
+	if (!step_job->result) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+		return FALSE;
 	}
-	g_task_return_boolean(task, job->result != NULL);
+	step_job->figure = cl_lesson_figure(step_job->result);
+	cl_lesson_figure_size(step_job->result, step_job->figure, &step_job->width, &step_job->height);
+	return TRUE;
 }
 
 static void step_done(GObject *source, GAsyncResult *result, gpointer data)
 {
-	(void)data;
-	ClLessonPanel *self = CL_LESSON_PANEL(source);
-	GTask *task = G_TASK(result);
-	gboolean ok = g_task_propagate_boolean(task, NULL);
-	if (task != self->step_task) /* superseded by another step, or the lesson was left */
-		return;
-	g_clear_object(&self->step_task);
-	set_busy(self, FALSE);
-	StepJob *job = g_task_get_task_data(task);
-	if (ok) {
-		if (self->result)
-			cl_lesson_result_free(self->result);
-		self->result = g_steal_pointer(&job->result);
-		show_result(self);
-		cl_plot_view_set_export_size(self->figure, job->width, job->height);
-		cl_plot_view_set_figure(self->figure, g_steal_pointer(&job->figure));
+	ClLessonPanel *self = data;
+	ClJob *job = CL_JOB(source);
+	gboolean ok = cl_job_finish(job, result, NULL);
+	/* superseded by another step, or the lesson was left */
+	if (job == self->step_job) {
+		g_clear_object(&self->step_job);
+		set_busy(self, FALSE);
+		StepJob *step_job = cl_job_get_data(job);
+		if (ok) {
+			if (self->result)
+				cl_lesson_result_free(self->result);
+			self->result = g_steal_pointer(&step_job->result);
+			show_result(self);
+			cl_plot_view_set_export_size(self->figure, step_job->width, step_job->height);
+			cl_plot_view_set_figure(self->figure, g_steal_pointer(&step_job->figure));
+		}
+		update_state(self);
 	}
-	update_state(self);
+	g_object_unref(self);
 }
 
 static void cancel_step(ClLessonPanel *self)
 {
-	if (!self->step_task)
+	if (!self->step_job)
 		return;
-	StepJob *job = g_task_get_task_data(self->step_task);
-	job->cancel = 1;
-	g_clear_object(&self->step_task);
+	cl_job_replace(&self->step_job, NULL);
 	set_busy(self, FALSE);
 }
 
@@ -511,12 +425,11 @@ static void start_step(ClLessonPanel *self)
 		cl_lesson_result_free(self->result);
 		self->result = NULL;
 	}
-	StepJob *job = g_new0(StepJob, 1);
-	job->shared = g_atomic_rc_box_acquire(self->open);
-	job->step = self->step;
-	self->step_task = g_task_new(self, NULL, step_done, NULL);
-	g_task_set_task_data(self->step_task, job, step_job_free);
-	g_task_run_in_thread(self->step_task, step_in_thread);
+	StepJob *step_job = g_new0(StepJob, 1);
+	step_job->shared = g_atomic_rc_box_acquire(self->open);
+	step_job->step = self->step;
+	self->step_job = cl_job_new(1, compute_step, step_job, step_job_free);
+	cl_job_run_async(self->step_job, step_done, g_object_ref(self));
 	set_busy(self, TRUE);
 }
 
@@ -552,7 +465,7 @@ static void go_to_step(ClLessonPanel *self, guint index)
 
 static void show_panel(ClLessonPanel *self)
 {
-	g_action_group_change_action_state(G_ACTION_GROUP(self->window), "lessons", g_variant_new_boolean(TRUE));
+	g_action_group_change_action_state(G_ACTION_GROUP(self->actions), "lessons", g_variant_new_boolean(TRUE));
 }
 
 static gboolean open_lesson(ClLessonPanel *self, const char *id, GError **error)
@@ -605,89 +518,70 @@ static void row_activated(GtkListBox *list, GtkListBoxRow *row, ClLessonPanel *s
 
 static void export_progress(int done, int total, void *user)
 {
-	ExportJob *job = user;
-	job->total = total;
-	job->done = done;
+	cl_job_set_progress(user, (double)done / MAX(total, 1));
 }
 
-static void export_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+static gboolean export_handout(ClJob *job, gpointer data, GError **error)
 {
-	(void)source, (void)cancellable;
-	ExportJob *job = data;
-	GError *error = NULL;
-	if (cl_lesson_export(job->shared->lesson, job->pdf, job->dir, job->problems, export_progress, job, &job->cancel,
-						 &error))
-		g_task_return_boolean(task, TRUE);
-	else
-		g_task_return_error(task, error);
+	ExportJob *export = data;
+	return cl_lesson_export(export->shared->lesson, export->pdf, export->dir, export->problems, export_progress, job,
+							cl_job_cancel_flag(job), error);
 }
 
-static gboolean export_tick(gpointer data)
+static void export_ticked(ClJob *job, ClLessonPanel *self)
 {
-	ClLessonPanel *self = data;
-	if (self->export_task) {
-		ExportJob *job = g_task_get_task_data(self->export_task);
-		gtk_progress_bar_set_fraction(self->export_progress, job->total ? (double)job->done / job->total : 0);
-	}
-	return G_SOURCE_CONTINUE;
+	if (job == self->export_job)
+		gtk_progress_bar_set_fraction(self->export_progress, cl_job_get_progress(job));
 }
 
 static void export_done(GObject *source, GAsyncResult *result, gpointer data)
 {
-	(void)data;
-	ClLessonPanel *self = CL_LESSON_PANEL(source);
-	GTask *task = G_TASK(result);
-	ExportJob *job = g_task_get_task_data(task);
-	GError *error = NULL;
-	gboolean ok = g_task_propagate_boolean(task, &error);
-	if (task != self->export_task) {
-		g_clear_error(&error);
-		return;
+	ClLessonPanel *self = data;
+	ClJob *job = CL_JOB(source);
+	ExportJob *export = cl_job_get_data(job);
+	g_autoptr(GError) error = NULL;
+	gboolean ok = cl_job_finish(job, result, &error);
+	if (job == self->export_job) {
+		gtk_widget_set_visible(GTK_WIDGET(self->export_progress), FALSE);
+		g_autofree char *text = NULL;
+		if (ok) {
+			g_autofree char *pdf = g_path_get_basename(export->pdf), *dir = g_path_get_basename(export->dir);
+			text = g_strdup_printf("Wrote %s (%u pages) and the folder %s/ (figures, CSV and texts)%s", pdf,
+								   export->shared->lesson->steps->len + 1, dir,
+								   export->problems->len ? "; some numbers could not be computed (see the pages)" : "");
+			g_free(self->exported);
+			self->exported = g_strdup(export->pdf);
+			g_clear_pointer(&self->export_error, g_free);
+		} else {
+			text = g_strdup_printf("Could not export the lesson: %s", error->message);
+			g_warning("%s", text);
+			g_free(self->export_error);
+			self->export_error = g_strdup(error->message);
+		}
+		gtk_label_set_text(self->export_status, text);
+		g_clear_object(&self->export_job);
+		update_actions(self);
 	}
-	g_clear_handle_id(&self->export_source, g_source_remove);
-	gtk_widget_set_visible(GTK_WIDGET(self->export_progress), FALSE);
-	char *text;
-	if (ok) {
-		char *pdf = g_path_get_basename(job->pdf), *dir = g_path_get_basename(job->dir);
-		text = g_strdup_printf("Wrote %s (%u pages) and the folder %s/ (figures, CSV and texts)%s", pdf,
-							   job->shared->lesson->steps->len + 1, dir,
-							   job->problems->len ? "; some numbers could not be computed (see the pages)" : "");
-		g_free(pdf);
-		g_free(dir);
-		g_free(self->exported);
-		self->exported = g_strdup(job->pdf);
-		g_clear_pointer(&self->export_error, g_free);
-	} else {
-		text = g_strdup_printf("Could not export the lesson: %s", error->message);
-		g_warning("%s", text);
-		g_free(self->export_error);
-		self->export_error = g_strdup(error->message);
-		g_error_free(error);
-	}
-	gtk_label_set_text(self->export_status, text);
-	g_free(text);
-	g_clear_object(&self->export_task);
-	update_actions(self);
+	g_object_unref(self);
 }
 
 /* handout.pdf gets its figures in handout/ beside it. */
 static void start_export(ClLessonPanel *self, const char *pdf)
 {
-	if (!self->open || self->export_task)
+	if (!self->open || self->export_job)
 		return;
-	ExportJob *job = g_new0(ExportJob, 1);
-	job->shared = g_atomic_rc_box_acquire(self->open);
-	job->pdf = g_strdup(pdf);
-	job->dir = g_str_has_suffix(pdf, ".pdf") ? g_strndup(pdf, strlen(pdf) - strlen(".pdf"))
-											 : g_strconcat(pdf, "-files", NULL);
-	job->problems = g_ptr_array_new_with_free_func(g_free);
-	self->export_task = g_task_new(self, NULL, export_done, NULL);
-	g_task_set_task_data(self->export_task, job, export_job_free);
-	g_task_run_in_thread(self->export_task, export_in_thread);
+	ExportJob *export = g_new0(ExportJob, 1);
+	export->shared = g_atomic_rc_box_acquire(self->open);
+	export->pdf = g_strdup(pdf);
+	export->dir = g_str_has_suffix(pdf, ".pdf") ? g_strndup(pdf, strlen(pdf) - strlen(".pdf"))
+												: g_strconcat(pdf, "-files", NULL);
+	export->problems = g_ptr_array_new_with_free_func(g_free);
+	self->export_job = cl_job_new(1, export_handout, export, export_job_free);
+	g_signal_connect(self->export_job, "progress", G_CALLBACK(export_ticked), self);
+	cl_job_run_async(self->export_job, export_done, g_object_ref(self));
 	gtk_progress_bar_set_fraction(self->export_progress, 0);
 	gtk_widget_set_visible(GTK_WIDGET(self->export_progress), TRUE);
 	gtk_label_set_text(self->export_status, "Writing the handout…");
-	self->export_source = g_timeout_add(EXPORT_PROGRESS_MS, export_tick, self);
 	update_actions(self);
 }
 
@@ -707,7 +601,8 @@ static void export_chosen(GtkNativeDialog *dialog, int response, ClLessonPanel *
 
 static void choose_export(ClLessonPanel *self)
 {
-	GtkFileChooserNative *chooser = gtk_file_chooser_native_new("Export Lesson Handout", GTK_WINDOW(self->window),
+	GtkFileChooserNative *chooser = gtk_file_chooser_native_new("Export Lesson Handout",
+																GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(self))),
 																GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
 	gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(chooser), TRUE);
 	GtkFileFilter *filter = gtk_file_filter_new();
@@ -753,9 +648,9 @@ static void sidebar_page_changed(GtkStack *stack, GParamSpec *pspec, ClLessonPan
 {
 	(void)pspec;
 	gboolean shown = gtk_stack_get_visible_child(stack) == GTK_WIDGET(self);
-	GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(self->window), "lessons");
+	GVariant *state = g_action_group_get_action_state(G_ACTION_GROUP(self->actions), "lessons");
 	if (state && g_variant_get_boolean(state) != shown)
-		g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(self->window), "lessons")),
+		g_simple_action_set_state(G_SIMPLE_ACTION(g_action_map_lookup_action(self->actions, "lessons")),
 								  g_variant_new_boolean(shown));
 	g_clear_pointer(&state, g_variant_unref);
 }
@@ -766,12 +661,7 @@ static void action_open(GSimpleAction *a, GVariant *parameter, gpointer data)
 	ClLessonPanel *self = panel_of(data);
 	GError *error = NULL;
 	if (!open_lesson(self, g_variant_get_string(parameter, NULL), &error)) {
-		g_warning("Could not open the lesson: %s", error->message);
-		GtkWidget *dialog = gtk_message_dialog_new(GTK_WINDOW(self->window), GTK_DIALOG_DESTROY_WITH_PARENT,
-												   GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "Could not open the lesson");
-		gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog), "%s", error->message);
-		g_signal_connect(dialog, "response", G_CALLBACK(gtk_window_destroy), NULL);
-		gtk_window_present(GTK_WINDOW(dialog));
+		cl_workbench_report_error(self->workbench, "Could not open the lesson", error);
 		g_error_free(error);
 	}
 }
@@ -834,43 +724,54 @@ static const GActionEntry lesson_actions[] = {
 static void stop_work(ClLessonPanel *self)
 {
 	cancel_step(self);
-	if (self->export_task) {
-		((ExportJob *)g_task_get_task_data(self->export_task))->cancel = 1;
-		g_clear_object(&self->export_task);
-	}
-	g_clear_handle_id(&self->export_source, g_source_remove);
+	cl_job_replace(&self->export_job, NULL);
+}
+
+/* The panel's actions live on its window's action map (scripts reach them
+ * over D-Bus as win.lesson-*); they find the panel through the window. */
+static void cl_lesson_panel_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_lesson_panel_parent_class)->root(widget);
+	ClLessonPanel *self = CL_LESSON_PANEL(widget);
+	self->workbench = cl_workbench_of(widget);
+	GtkRoot *root = gtk_widget_get_root(widget);
+	if (!self->workbench || !G_IS_ACTION_MAP(root))
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	self->actions = G_ACTION_MAP(root);
+	g_object_set_data(G_OBJECT(root), "cl-lesson-panel", self);
+	g_action_map_add_action_entries(self->actions, lesson_actions, G_N_ELEMENTS(lesson_actions), root);
+	GtkWidget *stack = gtk_widget_get_parent(widget);
+	if (GTK_IS_STACK(stack))
+		self->page_handler = g_signal_connect(stack, "notify::visible-child", G_CALLBACK(sidebar_page_changed), self);
+	/* read over D-Bus (org.gtk.Actions.Describe), never activated */
+	set_action_enabled(self, "lesson-state", FALSE);
+	list_lessons(self);
+	update_actions(self);
 }
 
 /* A running step or export holds a reference to this panel, so the window can
  * go first (app.quit while computing): the work stops with it, and nothing
  * reaches the window after. */
-static void window_destroyed(ClWindow *window, ClLessonPanel *self)
+static void cl_lesson_panel_unroot(GtkWidget *widget)
 {
-	(void)window;
+	ClLessonPanel *self = CL_LESSON_PANEL(widget);
 	stop_work(self);
-	self->window = NULL;
-}
-
-void cl_lesson_panel_set_window(ClLessonPanel *self, ClWindow *window)
-{
-	self->window = window;
-	g_object_set_data(G_OBJECT(window), "cl-lesson-panel", self);
-	g_signal_connect_object(window, "destroy", G_CALLBACK(window_destroyed), self, 0);
-	g_action_map_add_action_entries(G_ACTION_MAP(window), lesson_actions, G_N_ELEMENTS(lesson_actions), window);
-	g_signal_connect_object(window, "scene-changed", G_CALLBACK(scene_changed), self, 0);
-	GtkWidget *stack = gtk_widget_get_parent(GTK_WIDGET(self));
-	if (GTK_IS_STACK(stack))
-		g_signal_connect_object(stack, "notify::visible-child", G_CALLBACK(sidebar_page_changed), self, 0);
-	GtkApplication *app = gtk_window_get_application(GTK_WINDOW(window));
-	if (app) {
-		gtk_application_set_accels_for_action(app, "win.lessons", (const char *const[]){"F9", NULL});
-		gtk_application_set_accels_for_action(app, "win.lesson-next", (const char *const[]){"<Alt>Right", NULL});
-		gtk_application_set_accels_for_action(app, "win.lesson-previous", (const char *const[]){"<Alt>Left", NULL});
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	GtkWidget *stack = gtk_widget_get_parent(widget);
+	if (self->page_handler && stack)
+		g_clear_signal_handler(&self->page_handler, stack);
+	if (self->actions) {
+		for (gsize i = 0; i < G_N_ELEMENTS(lesson_actions); i++)
+			g_action_map_remove_action(self->actions, lesson_actions[i].name);
+		g_object_set_data(G_OBJECT(self->actions), "cl-lesson-panel", NULL);
 	}
-	/* read over D-Bus (org.gtk.Actions.Describe), never activated */
-	set_action_enabled(self, "lesson-state", FALSE);
-	list_lessons(self);
-	update_actions(self);
+	self->actions = NULL;
+	self->doc = NULL;
+	self->workbench = NULL;
+	GTK_WIDGET_CLASS(cl_lesson_panel_parent_class)->unroot(widget);
 }
 
 /* ----------------------------------------------------------- lifecycle */
@@ -904,6 +805,8 @@ static void cl_lesson_panel_class_init(ClLessonPanelClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 	object_class->dispose = cl_lesson_panel_dispose;
 	object_class->finalize = cl_lesson_panel_finalize;
+	widget_class->root = cl_lesson_panel_root;
+	widget_class->unroot = cl_lesson_panel_unroot;
 	g_type_ensure(CL_TYPE_PLOT_VIEW);
 	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-lesson-panel.ui");
 	gtk_widget_class_bind_template_child(widget_class, ClLessonPanel, stack);

@@ -1,11 +1,12 @@
 /* The Lessons panel, a page of the window's sidebar: the shipped lessons (data/lessons/ID.json; a file that
  * does not load is listed with the loader's message), and for the open
- * lesson its steps. Each step applies its recorded state to the window as
- * ordinary, undoable changes (scene, enabled backends and their parameters,
- * the results view and its settings, highlighted cells and curves), then
+ * lesson its steps. Each step applies its recorded state to the document
+ * as ordinary, undoable changes (scene, enabled backends and their
+ * parameters) and to the results view through its ClResultsView interface (its
+ * settings, highlighted cells and curves), then
  * computes its text's numbers in a worker thread; leaving the lesson keeps
- * that state for the user to explore. Window actions, for the header bar,
- * the keyboard and tests over D-Bus:
+ * that state for the user to explore. Its actions, on the window it is
+ * rooted in (for the header bar, the keyboard and tests over D-Bus):
  *
  *   win.lessons               (boolean state) shows the panel, or the sidebar
  *                             page it covered (F9)
@@ -26,12 +27,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct _ClWindow ClWindow;
-
 #define CL_TYPE_LESSON_PANEL (cl_lesson_panel_get_type())
 G_DECLARE_FINAL_TYPE(ClLessonPanel, cl_lesson_panel, CL, LESSON_PANEL, GtkWidget)
 
-/* Installs the actions on window and lists the lessons. */
-void cl_lesson_panel_set_window(ClLessonPanel *panel, ClWindow *window);
 
 G_END_DECLS

@@ -1,314 +1,173 @@
-#include "backend-style.h"
 #include "cl-perturbation-view.h"
 
-#include "cl-scene-render.h"
+#include "cl-application.h"
+#include "cl-workbench.h"
+#include "perturbation-figure.h"
 
-#include <math.h>
-#include <pango/pangocairo.h>
+#include <stdlib.h>
 
 struct _ClPerturbationView {
 	GtkWidget parent_instance;
 	GtkWidget *box;
-	GtkWidget *dropdown;
+	GtkDropDown *dropdown;
 	GtkStringList *names;
-	GtkWidget *delta;
+	GtkSpinButton *delta;
 	GtkWidget *area;
-	ClComputeResult *result;
+	ClDocument *doc; /* while rooted */
+	ClRunner *runner;
+	gulong changed_handler;
 	gboolean *visible;
 	gboolean updating;
 };
 
-G_DEFINE_FINAL_TYPE(ClPerturbationView, cl_perturbation_view, GTK_TYPE_WIDGET)
+static void cl_perturbation_view_view_init(ClResultsViewInterface *iface);
 
-enum { SIGNAL_CHANGED, N_SIGNALS };
-static guint signals[N_SIGNALS];
+G_DEFINE_FINAL_TYPE_WITH_CODE(ClPerturbationView, cl_perturbation_view, GTK_TYPE_WIDGET,
+							  G_IMPLEMENT_INTERFACE(CL_TYPE_RESULTS_VIEW, cl_perturbation_view_view_init))
 
-typedef struct {
-	double x0, y0, x1, y1;
-} Box;
-
-static void grow(Box *b, double x, double y)
+static const char *parameter(ClPerturbationView *self)
 {
-	if (!isfinite(x) || !isfinite(y) || fabs(x) > 1e4 || fabs(y) > 1e4)
-		return;
-	b->x0 = fmin(b->x0, x), b->y0 = fmin(b->y0, y);
-	b->x1 = fmax(b->x1, x), b->y1 = fmax(b->y1, y);
+	GtkStringObject *item = gtk_drop_down_get_selected_item(self->dropdown);
+	return item ? gtk_string_object_get_string(item) : NULL;
 }
 
-typedef struct {
-	double ox, oy, scale; /* screen = o + scale·(x, −y) */
-} Map;
-
-static void to_screen(const Map *m, double x, double y, double *sx, double *sy)
+/* While the view is shown, every Run includes the study of its θ and δ. */
+static void request_study(ClPerturbationView *self)
 {
-	*sx = m->ox + m->scale * x;
-	*sy = m->oy - m->scale * y;
+	if (self->runner && !self->updating)
+		cl_runner_set_perturbation(self->runner, gtk_widget_get_mapped(GTK_WIDGET(self)) ? parameter(self) : NULL,
+								   gtk_spin_button_get_value(self->delta));
 }
 
-static void path(cairo_t *cr, const Map *m, const double *states, int ns, int ball, int count, const int *steps,
-				 const double *tangents, double sign, double delta)
+static gboolean select_parameter(ClPerturbationView *self, const char *name)
 {
-	gboolean pen = FALSE;
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->names));
+	for (guint i = 0; name && i < n; i++)
+		if (g_str_equal(gtk_string_list_get_string(self->names, i), name)) {
+			gtk_drop_down_set_selected(self->dropdown, i);
+			return TRUE;
+		}
+	return FALSE;
+}
+
+/* The scene's table parameters; the choice survives by name, else the first
+ * ball's initial y, the paper's Task 1 question. */
+static void refresh_parameters(ClPerturbationView *self)
+{
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	g_autofree char *current = g_strdup(parameter(self));
+	int count;
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	char name[CL_NAME_MAX];
 	for (int k = 0; k < count; k++) {
-		int n = steps ? steps[k] : k;
-		const double *s = states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
-		double x = s[0], y = s[1];
-		if (tangents) {
-			x += sign * delta * tangents[(gsize)k * (gsize)ns + CL_BALL_STATE * ball];
-			y += sign * delta * tangents[(gsize)k * (gsize)ns + CL_BALL_STATE * ball + 1];
-		}
-		if (!isfinite(x) || !isfinite(y)) {
-			pen = FALSE;
-			continue;
-		}
-		double sx, sy;
-		to_screen(m, x, y, &sx, &sy);
-		if (pen)
-			cairo_line_to(cr, sx, sy);
-		else
-			cairo_move_to(cr, sx, sy);
-		pen = TRUE;
+		cl_param_name(scene, &params[k], name, sizeof name);
+		g_ptr_array_add(names, g_strdup(name));
 	}
-}
-
-static void label(cairo_t *cr, PangoLayout *layout, double x, double y, const char *markup)
-{
-	pango_layout_set_markup(layout, markup, -1);
-	cairo_move_to(cr, x, y);
-	pango_cairo_show_layout(cr, layout);
-	cairo_new_path(cr);
-}
-
-/* Distance at t = T between the prediction and its simulation, relative to
- * how far the simulation moved: 0 = the gradient predicts the perturbation. */
-static double miss(const ClComputeResult *result, const ClBackendResult *r, int ball)
-{
-	const ClScene *scene = result->scene;
-	int ns = cl_state_size(scene), n = scene->steps, k = r->tangent_count - 1;
-	if (r->steps_done < n || k < 0 || r->tangent_steps[k] != n)
-		return NAN;
-	double worst = 0;
-	for (int sign = -1; sign <= 1; sign += 2) {
-		gsize at = (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)ball;
-		const double *sim = (sign > 0 ? r->plus_states : r->minus_states) + at;
-		const double *base = r->states + at;
-		const double *t = r->tangents + (gsize)k * (gsize)ns + CL_BALL_STATE * (gsize)ball;
-		double px = base[0] + sign * result->perturb_delta * t[0], py = base[1] + sign * result->perturb_delta * t[1];
-		double moved = hypot(sim[0] - base[0], sim[1] - base[1]);
-		double off = hypot(sim[0] - px, sim[1] - py);
-		worst = fmax(worst, off / fmax(moved, 1e-12));
+	free(params);
+	g_ptr_array_add(names, NULL);
+	self->updating = TRUE;
+	gtk_string_list_splice(self->names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->names)),
+						   (const char *const *)names->pdata);
+	if (!select_parameter(self, current) && scene->ball_count > 0) {
+		g_snprintf(name, sizeof name, "%s.position.y", scene->balls[0].id);
+		select_parameter(self, name);
 	}
-	return worst;
-}
-
-void cl_perturbation_draw(cairo_t *cr, const ClComputeResult *result, const gboolean *visible, double width,
-						  double height, gboolean dark)
-{
-	double fg = dark ? 0.92 : 0.1;
-	cairo_set_source_rgb(cr, dark ? 0.13 : 1, dark ? 0.13 : 1, dark ? 0.13 : 1);
-	cairo_paint(cr);
-	PangoLayout *layout = pango_cairo_create_layout(cr);
-	PangoFontDescription *font = pango_font_description_from_string("Sans 9");
-	pango_layout_set_font_description(layout, font);
-	pango_font_description_free(font);
-	if (!result || !result->has_perturbation) {
-		cairo_set_source_rgba(cr, fg, fg, fg, 0.6);
-		label(cr, layout, 12, 12, "Computing the perturbed runs… (Run, Ctrl+R, if nothing happens)");
-		g_object_unref(layout);
-		return;
-	}
-	const ClScene *scene = result->scene;
-	int ns = cl_state_size(scene);
-	int panels = 0;
-	for (int i = 0; i < result->backend_count; i++)
-		panels += visible[result->backends[i].backend];
-	if (!panels) {
-		g_object_unref(layout);
-		return;
-	}
-	int columns = (int)ceil(sqrt(panels * width / fmax(height, 1) / 1.3));
-	columns = CLAMP(columns, 1, panels);
-	int rows = (panels + columns - 1) / columns;
-	double pw = width / columns, ph = height / rows;
-	/* one world box for every panel, so they compare at a glance */
-	Box box = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-	for (int i = 0; i < result->backend_count; i++) {
-		const ClBackendResult *r = &result->backends[i];
-		if (!visible[r->backend])
-			continue;
-		for (int n = 0; n <= r->steps_done; n++)
-			for (int b = 0; b < scene->ball_count; b++) {
-				gsize at = (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)b;
-				grow(&box, r->states[at], r->states[at + 1]);
-				grow(&box, r->plus_states[at], r->plus_states[at + 1]);
-			}
-	}
-	if (!isfinite(box.x0))
-		box = (Box){-1, -1, 1, 1};
-	double bw = fmax(box.x1 - box.x0, 1e-3), bh = fmax(box.y1 - box.y0, 1e-3);
-	int p = 0;
-	for (int i = 0; i < result->backend_count; i++) {
-		const ClBackendResult *r = &result->backends[i];
-		if (!visible[r->backend])
-			continue;
-		double x = (p % columns) * pw, y = (p / columns) * ph;
-		p++;
-		cairo_save(cr);
-		cairo_rectangle(cr, x + 4, y + 4, pw - 8, ph - 8);
-		cairo_set_source_rgba(cr, fg, fg, fg, 0.25);
-		cairo_set_line_width(cr, 1);
-		cairo_stroke_preserve(cr);
-		cairo_clip(cr);
-		double top = 40;
-		Map m;
-		m.scale = fmin((pw - 24) / bw, (ph - top - 14) / bh);
-		m.ox = x + pw / 2 - m.scale * (box.x0 + box.x1) / 2;
-		m.oy = y + top + (ph - top - 6) / 2 + m.scale * (box.y0 + box.y1) / 2;
-		ClPlotColor color = cl_backend_color(r->backend, (dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
-		double rgb[3] = {color.r, color.g, color.b};
-		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-		for (int b = 0; b < scene->ball_count; b++) {
-			/* the unperturbed run */
-			path(cr, &m, r->states, ns, b, r->steps_done + 1, NULL, NULL, 0, 0);
-			cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.35);
-			cairo_set_line_width(cr, 1);
-			cairo_stroke(cr);
-			for (int sign = -1; sign <= 1; sign += 2) {
-				/* simulated at θ ± δ: solid */
-				path(cr, &m, sign > 0 ? r->plus_states : r->minus_states, ns, b, scene->steps + 1, NULL, NULL, 0, 0);
-				cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.95);
-				cairo_set_line_width(cr, sign > 0 ? 1.8 : 1.2);
-				cairo_stroke(cr);
-				/* predicted from the gradient: dashed, in the foreground colour */
-				path(cr, &m, r->states, ns, b, r->tangent_count, r->tangent_steps, r->tangents, sign,
-					 result->perturb_delta);
-				double dash[] = {4, 3};
-				cairo_set_dash(cr, dash, 2, 0);
-				cairo_set_source_rgba(cr, fg, fg, fg, 0.85);
-				cairo_set_line_width(cr, sign > 0 ? 1.6 : 1.1);
-				cairo_stroke(cr);
-				cairo_set_dash(cr, NULL, 0, 0);
-			}
-		}
-		double worst = 0;
-		for (int b = 0; b < scene->ball_count; b++)
-			worst = fmax(worst, miss(result, r, b));
-		char *title;
-		if (isnan(worst))
-			title = g_markup_printf_escaped("<b>%s</b>  <span foreground='#c01c28'>%s</span>",
-											cl_backend_info(r->backend)->id, cl_status_name(r->status.code));
-		else
-			title = g_markup_printf_escaped("<b>%s</b>\n<small>prediction off by %.0f %% at T</small>",
-											cl_backend_info(r->backend)->id, 100 * worst);
-		cairo_set_source_rgb(cr, fg, fg, fg);
-		label(cr, layout, x + 10, y + 8, title);
-		g_free(title);
-		cairo_restore(cr);
-	}
-	g_object_unref(layout);
+	self->updating = FALSE;
 }
 
 static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	ClPerturbationView *self = data;
+	if (!self->doc)
+		return;
 	GdkRGBA fg;
 	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
-	cl_perturbation_draw(cr, self->result, self->visible, w, h, fg.red + fg.green + fg.blue > 1.5);
+	ClResult *run = cl_document_get_result(self->doc, CL_RESULT_RUN);
+	for (int b = 0; b < cl_backend_count(); b++)
+		self->visible[b] = cl_document_backend_enabled(self->doc, b);
+	cl_perturbation_draw(cr, run ? cl_result_scene(run) : NULL, run ? cl_result_payload(run) : NULL, self->visible,
+						 w, h, fg.red + fg.green + fg.blue > 1.5);
 }
 
-static void changed(ClPerturbationView *self)
+static void document_changed(ClDocument *doc, guint what, ClPerturbationView *self)
 {
-	if (!self->updating)
-		g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
-}
-
-static void dropdown_changed(GObject *o, GParamSpec *p, ClPerturbationView *self)
-{
-	(void)o, (void)p;
-	changed(self);
-}
-
-static void delta_changed(GtkSpinButton *spin, ClPerturbationView *self)
-{
-	(void)spin;
-	changed(self);
-}
-
-void cl_perturbation_view_set_scene(ClPerturbationView *self, const ClScene *scene)
-{
-	char *current = g_strdup(cl_perturbation_view_get_parameter(self));
-	self->updating = TRUE;
-	guint count = g_list_model_get_n_items(G_LIST_MODEL(self->names));
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	static const char *const kinds[] = {"position.x", "position.y", "velocity.x", "velocity.y", "control[0].x",
-										"control[0].y"};
-	for (int b = 0; b < scene->ball_count; b++)
-		for (int k = 0; k < 6; k++)
-			g_ptr_array_add(names, g_strdup_printf("%s.%s", scene->balls[b].id, kinds[k]));
-	g_ptr_array_add(names, NULL);
-	gtk_string_list_splice(self->names, 0, count, (const char *const *)names->pdata);
-	/* keep the choice; else the first ball's initial y, the paper's Task 1 question */
-	guint selected = G_MAXUINT, fallback = 0;
-	for (guint i = 0; i + 1 < names->len; i++) {
-		if (current && g_str_equal(names->pdata[i], current) && selected == G_MAXUINT)
-			selected = i;
-		if (!fallback && g_str_has_suffix(names->pdata[i], "position.y"))
-			fallback = i;
-	}
-	if (selected == G_MAXUINT)
-		selected = fallback;
-	gtk_drop_down_set_selected(GTK_DROP_DOWN(self->dropdown), selected);
-	g_ptr_array_free(names, TRUE);
-	g_free(current);
-	self->updating = FALSE;
-}
-
-void cl_perturbation_view_set_result(ClPerturbationView *self, ClComputeResult *result, const gboolean *visible)
-{
-	if (result)
-		cl_compute_result_ref(result);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
-	self->result = result;
-	memcpy(self->visible, visible, sizeof *visible * (gsize)cl_backend_count());
+	(void)doc;
+	if (what & CL_DOCUMENT_SCENE)
+		refresh_parameters(self);
 	gtk_widget_queue_draw(self->area);
 }
 
-const char *cl_perturbation_view_get_parameter(ClPerturbationView *self)
+static void choice_changed(GObject *object, GParamSpec *pspec, ClPerturbationView *self)
 {
-	GtkStringObject *item = gtk_drop_down_get_selected_item(GTK_DROP_DOWN(self->dropdown));
-	return item ? gtk_string_object_get_string(item) : NULL;
+	(void)object, (void)pspec;
+	request_study(self);
 }
 
-double cl_perturbation_view_get_delta(ClPerturbationView *self)
-{
-	return gtk_spin_button_get_value(GTK_SPIN_BUTTON(self->delta));
-}
+/* ------------------------------------------------------ ClResultsView */
 
-void cl_perturbation_view_set_delta(ClPerturbationView *self, double delta)
+static gboolean show_step(ClResultsView *view, const ClLessonStep *step, GError **error)
 {
+	ClPerturbationView *self = CL_PERTURBATION_VIEW(view);
 	self->updating = TRUE;
-	gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->delta), delta);
+	gboolean found = select_parameter(self, step->view.parameter);
+	gtk_spin_button_set_value(self->delta, step->view.delta);
 	self->updating = FALSE;
+	if (!found) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "the scene has no parameter %s",
+					step->view.parameter);
+		return FALSE;
+	}
+	request_study(self);
+	return TRUE;
 }
 
-gboolean cl_perturbation_view_set_parameter(ClPerturbationView *self, const char *name)
+static void cl_perturbation_view_view_init(ClResultsViewInterface *iface)
 {
-	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->names));
-	for (guint i = 0; i < n; i++)
-		if (g_str_equal(gtk_string_list_get_string(self->names, i), name)) {
-			self->updating = TRUE;
-			gtk_drop_down_set_selected(GTK_DROP_DOWN(self->dropdown), i);
-			self->updating = FALSE;
-			return TRUE;
-		}
-	return FALSE;
+	iface->show_step = show_step;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void cl_perturbation_view_map(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_perturbation_view_parent_class)->map(widget);
+	request_study(CL_PERTURBATION_VIEW(widget));
+}
+
+static void cl_perturbation_view_unmap(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_perturbation_view_parent_class)->unmap(widget);
+	request_study(CL_PERTURBATION_VIEW(widget));
+}
+
+static void cl_perturbation_view_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_perturbation_view_parent_class)->root(widget);
+	ClPerturbationView *self = CL_PERTURBATION_VIEW(widget);
+	ClWorkbench *workbench = cl_workbench_of(widget);
+	if (!workbench)
+		return;
+	self->doc = cl_workbench_get_document(workbench);
+	self->runner = cl_workbench_get_runner(workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	refresh_parameters(self);
+}
+
+static void cl_perturbation_view_unroot(GtkWidget *widget)
+{
+	ClPerturbationView *self = CL_PERTURBATION_VIEW(widget);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	self->runner = NULL;
+	GTK_WIDGET_CLASS(cl_perturbation_view_parent_class)->unroot(widget);
 }
 
 static void cl_perturbation_view_dispose(GObject *object)
 {
 	ClPerturbationView *self = CL_PERTURBATION_VIEW(object);
 	g_clear_pointer(&self->box, gtk_widget_unparent);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
 	g_clear_pointer(&self->visible, g_free);
 	G_OBJECT_CLASS(cl_perturbation_view_parent_class)->dispose(object);
 }
@@ -316,14 +175,17 @@ static void cl_perturbation_view_dispose(GObject *object)
 static void cl_perturbation_view_class_init(ClPerturbationViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = cl_perturbation_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	signals[SIGNAL_CHANGED] =
-		g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	widget_class->map = cl_perturbation_view_map;
+	widget_class->unmap = cl_perturbation_view_unmap;
+	widget_class->root = cl_perturbation_view_root;
+	widget_class->unroot = cl_perturbation_view_unroot;
+	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void cl_perturbation_view_init(ClPerturbationView *self)
 {
-	self->visible = g_new0(gboolean, (gsize)cl_backend_count());
+	self->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -331,20 +193,23 @@ static void cl_perturbation_view_init(ClPerturbationView *self)
 	gtk_widget_set_margin_end(bar, 8);
 	gtk_box_append(GTK_BOX(bar), gtk_label_new("Perturb"));
 	self->names = gtk_string_list_new(NULL);
-	self->dropdown = gtk_drop_down_new(G_LIST_MODEL(self->names), NULL);
+	self->dropdown = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->names), NULL));
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
 								   "Perturbed parameter", -1);
-	gtk_widget_set_tooltip_text(self->dropdown, "The parameter θ to perturb");
-	g_signal_connect(self->dropdown, "notify::selected", G_CALLBACK(dropdown_changed), self);
-	gtk_box_append(GTK_BOX(bar), self->dropdown);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->dropdown), "The parameter θ to perturb");
+	g_signal_connect(self->dropdown, "notify::selected", G_CALLBACK(choice_changed), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->dropdown));
 	gtk_box_append(GTK_BOX(bar), gtk_label_new("by ± δ ="));
-	self->delta = gtk_spin_button_new_with_range(1e-4, 2, 0.01);
-	gtk_spin_button_set_digits(GTK_SPIN_BUTTON(self->delta), 4);
-	gtk_spin_button_set_value(GTK_SPIN_BUTTON(self->delta), 0.05);
+	self->delta = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1e-4, 2, 0.01));
+	gtk_spin_button_set_digits(self->delta, 4);
+	gtk_spin_button_set_value(self->delta, 0.05);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->delta), GTK_ACCESSIBLE_PROPERTY_LABEL, "Perturbation delta",
 								   -1);
-	g_signal_connect(self->delta, "value-changed", G_CALLBACK(delta_changed), self);
-	gtk_box_append(GTK_BOX(bar), self->delta);
+	GSettings *settings = cl_application_settings();
+	if (settings)
+		g_settings_bind(settings, "perturbation-delta", self->delta, "value", G_SETTINGS_BIND_DEFAULT);
+	g_signal_connect(self->delta, "notify::value", G_CALLBACK(choice_changed), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->delta));
 	GtkWidget *legend = gtk_label_new(NULL);
 	gtk_label_set_markup(GTK_LABEL(legend), "<small>solid: simulated at θ ± δ (thick +δ) · dashed: predicted "
 											"x(θ) ± δ·dx/dθ from the backend's own gradient · faint: θ</small>");
@@ -357,6 +222,6 @@ static void cl_perturbation_view_init(ClPerturbationView *self)
 	gtk_widget_set_vexpand(self->area, TRUE);
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw, self, NULL);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self->area), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Perturbed trajectories and first-order predictions, one panel per backend", -1);
+								   "Perturbation study", -1);
 	gtk_box_append(GTK_BOX(self->box), self->area);
 }

@@ -1,35 +1,34 @@
 #include "cl-scene-canvas.h"
 
+#include "cl-scene-edit.h"
+#include "cl-workbench.h"
+
 #include <math.h>
 
 struct _ClSceneCanvas {
 	GtkWidget parent_instance;
-	ClScene *scene; /* borrowed */
-	ClComputeResult *result;
-	gboolean stale;
+	ClWorkbench *workbench; /* while rooted */
+	ClDocument *doc;
+	gulong changed_handler;
+	gboolean *visible; /* the document's enabled backends, for the renderer */
 	double time;
 	ClTool tool;
 	ClView view;
-	gboolean fitted;
-	gboolean *visible;
-	ClPick selection, hover;
+	gboolean fitted;      /* the first frame has framed the scene */
+	gboolean fit_pending; /* frame a newly loaded scene again when its trajectories arrive */
+	ClPick hover;
 
 	/* the drag in progress */
 	ClPick dragging;
 	gboolean panning;
-	ClScene *before; /* snapshot for undo, owned */
-	const char *edit_label;
 	ClVec2 grab_offset; /* world offset of the grab point from the object */
-	ClVec2 drag_start;  /* world */
+	ClVec2 anchor;      /* a turned wall's pivot */
 	double pan_last_x, pan_last_y;
 	double zoom_begin_scale;
 	double pointer_x, pointer_y;
 };
 
 G_DEFINE_FINAL_TYPE(ClSceneCanvas, cl_scene_canvas, GTK_TYPE_WIDGET)
-
-enum { SIGNAL_SCENE_CHANGED, SIGNAL_EDIT_DONE, SIGNAL_SELECTION_CHANGED, SIGNAL_EDIT_REFUSED, N_SIGNALS };
-static guint signals[N_SIGNALS];
 
 static gboolean is_dark(ClSceneCanvas *self)
 {
@@ -45,31 +44,55 @@ static void sync_view_size(ClSceneCanvas *self)
 	self->view.height = gtk_widget_get_height(GTK_WIDGET(self));
 }
 
-void cl_scene_canvas_render(ClSceneCanvas *self, cairo_t *cr, double width, double height)
+/* The Run shown, if its scene has the balls the document's has. */
+static ClResult *shown_run(ClSceneCanvas *self)
+{
+	ClResult *run = cl_document_get_result(self->doc, CL_RESULT_RUN);
+	return run && cl_result_scene(run)->ball_count == cl_document_get_scene(self->doc)->ball_count ? run : NULL;
+}
+
+static const gboolean *visible_backends(ClSceneCanvas *self)
+{
+	for (int b = 0; b < cl_backend_count(); b++)
+		self->visible[b] = cl_document_backend_enabled(self->doc, b);
+	return self->visible;
+}
+
+static void render(ClSceneCanvas *self, cairo_t *cr, double width, double height, gboolean handles)
 {
 	ClView view = self->view;
 	view.width = width;
 	view.height = height;
+	ClResult *run = shown_run(self);
+	ClPick none = {CL_PICK_NONE, -1};
 	ClSceneRenderInput in = {
-		.scene = self->scene,
-		.result = self->result,
-		.result_stale = self->stale,
+		.scene = cl_document_get_scene(self->doc),
+		.result_scene = run ? cl_result_scene(run) : NULL,
+		.result = run ? cl_result_payload(run) : NULL,
+		.result_stale = run && cl_document_is_stale(self->doc, run),
 		.view = &view,
 		.time = self->time,
 		.trail = 0.15,
-		.selection = self->selection,
-		.hover = self->hover,
-		.backend_visible = self->visible,
+		.selection = handles ? cl_document_get_selection(self->doc) : none,
+		.hover = handles ? self->hover : none,
+		.backend_visible = visible_backends(self),
 		.dark = is_dark(self),
+		.handles = handles,
 	};
 	cl_scene_render(cr, &in);
+}
+
+void cl_scene_canvas_render(ClSceneCanvas *self, cairo_t *cr, double width, double height)
+{
+	if (self->doc)
+		render(self, cr, width, height, FALSE);
 }
 
 static void cl_scene_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
 	ClSceneCanvas *self = CL_SCENE_CANVAS(widget);
 	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-	if (!self->scene || w <= 0 || h <= 0)
+	if (!self->doc || w <= 0 || h <= 0)
 		return;
 	sync_view_size(self);
 	if (!self->fitted) {
@@ -77,17 +100,91 @@ static void cl_scene_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 		cl_scene_canvas_zoom_fit(self);
 	}
 	cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
-	cl_scene_canvas_render(self, cr, w, h);
+	render(self, cr, w, h, TRUE);
 	cairo_destroy(cr);
 }
 
-static void set_selection(ClSceneCanvas *self, ClPick pick)
+static void document_changed(ClDocument *doc, guint what, ClSceneCanvas *self)
 {
-	if (pick.kind == self->selection.kind && pick.index == self->selection.index)
-		return;
-	self->selection = pick;
-	g_signal_emit(self, signals[SIGNAL_SELECTION_CHANGED], 0);
+	(void)doc;
+	if (what & CL_DOCUMENT_REPLACED) {
+		self->hover = (ClPick){CL_PICK_NONE, -1};
+		cl_scene_canvas_zoom_fit(self);
+		self->fit_pending = TRUE;
+	}
+	if ((what & CL_DOCUMENT_RESULTS) && self->fit_pending && shown_run(self) &&
+		!cl_document_is_stale(self->doc, shown_run(self))) {
+		self->fit_pending = FALSE;
+		cl_scene_canvas_zoom_fit(self);
+	}
 	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+/* ----------------------------------------------------------------- edits */
+
+typedef struct {
+	ClPick what;
+	ClVec2 point;  /* where the pointer puts it */
+	ClVec2 anchor; /* a turned wall's pivot */
+} Move;
+
+static gboolean apply_move(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	const Move *m = data;
+	int i = m->what.index;
+	switch (m->what.kind) {
+	case CL_PICK_BALL:
+		return cl_edit_move_ball(scene, i, m->point, message, size);
+	case CL_PICK_VELOCITY:
+		return cl_edit_set_velocity(scene, i, m->point, message, size);
+	case CL_PICK_WALL:
+		return cl_edit_move_wall(scene, i, m->point, message, size);
+	case CL_PICK_WALL_ROTATE:
+		return cl_edit_rotate_wall(scene, i, m->anchor, m->point, message, size);
+	case CL_PICK_TARGET:
+		return cl_edit_move_target(scene, i, m->point);
+	case CL_PICK_NONE:
+		break;
+	}
+	return FALSE;
+}
+
+typedef struct {
+	ClTool tool;
+	ClVec2 point;
+	int ball; /* the target tool: the selected ball, or −1 */
+	int index; /* out: the new object */
+} Add;
+
+static gboolean apply_add(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	Add *a = data;
+	switch (a->tool) {
+	case CL_TOOL_BALL:
+		a->index = cl_edit_add_ball(scene, a->point, 0.1, message, size);
+		break;
+	case CL_TOOL_WALL:
+		a->index = cl_edit_add_wall(scene, a->point, (ClVec2){0, 1}, message, size);
+		break;
+	case CL_TOOL_TARGET:
+		a->index = cl_edit_set_target(scene, a->ball, a->point);
+		break;
+	case CL_TOOL_SELECT:
+		return FALSE;
+	}
+	return a->index >= 0;
+}
+
+static gboolean delete_selected(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	(void)message, (void)size;
+	return cl_edit_delete(scene, *(ClPick *)data);
+}
+
+static void refused(ClSceneCanvas *self, const GError *error)
+{
+	if (self->workbench && error)
+		cl_workbench_notify(self->workbench, error->message);
 }
 
 static gboolean snapping(GtkEventController *controller)
@@ -103,165 +200,115 @@ static ClVec2 snapped(ClSceneCanvas *self, ClVec2 p, gboolean snap)
 	return (ClVec2){cl_snap(p.x, step), cl_snap(p.y, step)};
 }
 
-static void begin_edit(ClSceneCanvas *self, const char *label)
+static void begin_add(ClSceneCanvas *self, ClVec2 point)
 {
-	g_clear_pointer(&self->before, cl_scene_free);
-	self->before = cl_scene_copy(self->scene);
-	self->edit_label = label;
-}
-
-static void finish_edit(ClSceneCanvas *self)
-{
-	if (!self->before)
+	static const char *const labels[] = {[CL_TOOL_BALL] = "Add ball", [CL_TOOL_WALL] = "Add wall",
+										 [CL_TOOL_TARGET] = "Set target"};
+	ClPick selected = cl_document_get_selection(self->doc);
+	Add add = {.tool = self->tool, .point = point, .ball = selected.kind == CL_PICK_BALL ? selected.index : -1};
+	g_autoptr(GError) error = NULL;
+	cl_document_begin(self->doc, labels[self->tool]);
+	if (!cl_document_preview(self->doc, apply_add, &add, &error)) {
+		cl_document_cancel(self->doc);
+		refused(self, error);
 		return;
-	if (!cl_scene_equal(self->before, self->scene))
-		g_signal_emit(self, signals[SIGNAL_EDIT_DONE], 0, self->before, self->edit_label);
-	g_clear_pointer(&self->before, cl_scene_free);
-}
-
-static void refused(ClSceneCanvas *self, const char *message)
-{
-	g_signal_emit(self, signals[SIGNAL_EDIT_REFUSED], 0, message);
-}
-
-static void changed(ClSceneCanvas *self)
-{
-	g_signal_emit(self, signals[SIGNAL_SCENE_CHANGED], 0);
-	gtk_widget_queue_draw(GTK_WIDGET(self));
+	}
+	self->grab_offset = (ClVec2){0, 0};
+	switch (self->tool) {
+	case CL_TOOL_BALL:
+		self->dragging = (ClPick){CL_PICK_BALL, add.index};
+		cl_document_select(self->doc, self->dragging);
+		break;
+	case CL_TOOL_WALL:
+		/* dragging from the press point sets the wall's direction */
+		self->dragging = (ClPick){CL_PICK_WALL_ROTATE, add.index};
+		self->anchor = point;
+		cl_document_select(self->doc, (ClPick){CL_PICK_WALL, add.index});
+		break;
+	default:
+		self->dragging = (ClPick){CL_PICK_TARGET, add.index};
+		break;
+	}
 }
 
 static void drag_begin(GtkGestureDrag *gesture, double x, double y, ClSceneCanvas *self)
 {
-	if (!self->scene)
+	if (!self->doc)
 		return;
 	gtk_widget_grab_focus(GTK_WIDGET(self));
 	sync_view_size(self);
 	ClVec2 w = cl_view_to_world(&self->view, x, y);
-	gboolean snap = snapping(GTK_EVENT_CONTROLLER(gesture));
-	char message[CL_MESSAGE_MAX] = "";
-	self->drag_start = w;
 	self->dragging = (ClPick){CL_PICK_NONE, -1};
 	self->panning = FALSE;
-	switch (self->tool) {
-	case CL_TOOL_BALL: {
-		begin_edit(self, "Add ball");
-		int i = cl_edit_add_ball(self->scene, snapped(self, w, snap), 0.1, message, sizeof message);
-		if (i < 0) {
-			refused(self, message);
-			return;
-		}
-		self->dragging = (ClPick){CL_PICK_BALL, i};
-		self->grab_offset = (ClVec2){0, 0};
-		set_selection(self, self->dragging);
-		changed(self);
+	if (self->tool != CL_TOOL_SELECT) {
+		begin_add(self, snapped(self, w, snapping(GTK_EVENT_CONTROLLER(gesture))));
 		return;
 	}
-	case CL_TOOL_WALL: {
-		begin_edit(self, "Add wall");
-		int i = cl_edit_add_wall(self->scene, snapped(self, w, snap), (ClVec2){0, 1}, message, sizeof message);
-		if (i < 0) {
-			refused(self, message);
-			return;
-		}
-		/* dragging from the press point sets the wall's direction */
-		self->dragging = (ClPick){CL_PICK_WALL_ROTATE, i};
-		set_selection(self, (ClPick){CL_PICK_WALL, i});
-		changed(self);
-		return;
-	}
-	case CL_TOOL_TARGET: {
-		begin_edit(self, "Set target");
-		int ball = self->selection.kind == CL_PICK_BALL ? self->selection.index : -1;
-		int i = cl_edit_set_target(self->scene, ball, snapped(self, w, snap));
-		if (i >= 0) {
-			self->dragging = (ClPick){CL_PICK_TARGET, i};
-			self->grab_offset = (ClVec2){0, 0};
-			changed(self);
-		}
-		return;
-	}
-	case CL_TOOL_SELECT:
-		break;
-	}
-	ClPick pick = cl_scene_pick(self->scene, &self->view, x, y);
-	set_selection(self, pick);
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	ClPick pick = cl_scene_pick(scene, &self->view, x, y);
+	cl_document_select(self->doc, pick);
 	self->dragging = pick;
+	ClVec2 origin = {0, 0};
+	const char *label = NULL;
 	switch (pick.kind) {
 	case CL_PICK_NONE:
 		self->panning = TRUE;
 		self->pan_last_x = self->pan_last_y = 0;
 		return;
 	case CL_PICK_BALL:
-		self->grab_offset = (ClVec2){self->scene->balls[pick.index].position.x - w.x,
-									 self->scene->balls[pick.index].position.y - w.y};
-		begin_edit(self, "Move ball");
+		origin = scene->balls[pick.index].position;
+		label = "Move ball";
 		break;
 	case CL_PICK_VELOCITY:
-		begin_edit(self, "Set velocity");
+		origin = w;
+		label = "Set velocity";
 		break;
 	case CL_PICK_WALL:
-		self->grab_offset = (ClVec2){self->scene->walls[pick.index].point.x - w.x,
-									 self->scene->walls[pick.index].point.y - w.y};
-		begin_edit(self, "Move wall");
+		origin = scene->walls[pick.index].point;
+		label = "Move wall";
 		break;
 	case CL_PICK_WALL_ROTATE:
-		self->grab_offset = cl_wall_anchor(self->scene, &self->view, pick.index);
-		begin_edit(self, "Rotate wall");
+		origin = w;
+		self->anchor = cl_wall_anchor(scene, &self->view, pick.index);
+		label = "Rotate wall";
 		break;
 	case CL_PICK_TARGET:
-		self->grab_offset = (ClVec2){self->scene->loss[pick.index].target.x - w.x,
-									 self->scene->loss[pick.index].target.y - w.y};
-		begin_edit(self, "Move target");
+		origin = scene->loss[pick.index].target;
+		label = "Move target";
 		break;
 	}
+	self->grab_offset = (ClVec2){origin.x - w.x, origin.y - w.y};
+	cl_document_begin(self->doc, label);
 }
 
 static void drag_update(GtkGestureDrag *gesture, double dx, double dy, ClSceneCanvas *self)
 {
-	if (!self->scene)
+	if (!self->doc)
 		return;
-	double sx, sy;
-	gtk_gesture_drag_get_start_point(gesture, &sx, &sy);
 	if (self->panning) {
 		cl_view_pan(&self->view, dx - self->pan_last_x, dy - self->pan_last_y);
 		self->pan_last_x = dx, self->pan_last_y = dy;
 		gtk_widget_queue_draw(GTK_WIDGET(self));
 		return;
 	}
+	if (self->dragging.kind == CL_PICK_NONE || !cl_document_in_gesture(self->doc))
+		return;
+	double sx, sy;
+	gtk_gesture_drag_get_start_point(gesture, &sx, &sy);
 	gboolean snap = snapping(GTK_EVENT_CONTROLLER(gesture));
 	ClVec2 w = cl_view_to_world(&self->view, sx + dx, sy + dy);
-	ClVec2 grabbed = snapped(self, (ClVec2){w.x + self->grab_offset.x, w.y + self->grab_offset.y}, snap);
-	char message[CL_MESSAGE_MAX] = "";
-	gboolean ok = TRUE;
-	int i = self->dragging.index;
-	switch (self->dragging.kind) {
-	case CL_PICK_NONE:
-		return;
-	case CL_PICK_BALL:
-		ok = cl_edit_move_ball(self->scene, i, grabbed, message, sizeof message);
-		break;
-	case CL_PICK_VELOCITY:
-		ok = cl_edit_set_velocity(self->scene, i, snapped(self, w, snap), message, sizeof message);
-		break;
-	case CL_PICK_WALL:
-		ok = cl_edit_move_wall(self->scene, i, grabbed, message, sizeof message);
-		break;
-	case CL_PICK_WALL_ROTATE: {
-		/* a new wall turns about its press point, an existing one about its anchor */
-		ClVec2 anchor = self->tool == CL_TOOL_WALL ? self->scene->walls[i].point : self->grab_offset;
-		if (hypot(w.x - anchor.x, w.y - anchor.y) * self->view.scale < 4)
-			return;
-		ok = cl_edit_rotate_wall(self->scene, i, anchor, w, message, sizeof message);
-		break;
-	}
-	case CL_PICK_TARGET:
-		ok = cl_edit_move_target(self->scene, i, grabbed);
-		break;
-	}
-	if (ok)
-		changed(self);
+	Move move = {.what = self->dragging, .anchor = self->anchor};
+	if (self->dragging.kind == CL_PICK_VELOCITY || self->dragging.kind == CL_PICK_WALL_ROTATE)
+		move.point = snapped(self, w, snap);
 	else
-		refused(self, message);
+		move.point = snapped(self, (ClVec2){w.x + self->grab_offset.x, w.y + self->grab_offset.y}, snap);
+	/* a turn needs a direction: a few pixels from the pivot at least */
+	if (move.what.kind == CL_PICK_WALL_ROTATE &&
+		hypot(w.x - self->anchor.x, w.y - self->anchor.y) * self->view.scale < 4)
+		return;
+	g_autoptr(GError) error = NULL;
+	if (!cl_document_preview(self->doc, apply_move, &move, &error))
+		refused(self, error);
 }
 
 static void drag_end(GtkGestureDrag *gesture, double dx, double dy, ClSceneCanvas *self)
@@ -269,7 +316,8 @@ static void drag_end(GtkGestureDrag *gesture, double dx, double dy, ClSceneCanva
 	(void)gesture, (void)dx, (void)dy;
 	self->panning = FALSE;
 	self->dragging = (ClPick){CL_PICK_NONE, -1};
-	finish_edit(self);
+	if (self->doc)
+		cl_document_commit(self->doc);
 }
 
 static void pan_begin(GtkGestureDrag *gesture, double x, double y, ClSceneCanvas *self)
@@ -290,10 +338,10 @@ static void motion(GtkEventControllerMotion *controller, double x, double y, ClS
 {
 	(void)controller;
 	self->pointer_x = x, self->pointer_y = y;
-	if (!self->scene)
+	if (!self->doc)
 		return;
 	sync_view_size(self);
-	ClPick hover = cl_scene_pick(self->scene, &self->view, x, y);
+	ClPick hover = cl_scene_pick(cl_document_get_scene(self->doc), &self->view, x, y);
 	if (hover.kind != self->hover.kind || hover.index != self->hover.index) {
 		self->hover = hover;
 		static const char *const cursors[] = {
@@ -334,41 +382,59 @@ static gboolean delete_selection(GtkWidget *widget, GVariant *args, gpointer dat
 {
 	(void)args, (void)data;
 	ClSceneCanvas *self = CL_SCENE_CANVAS(widget);
-	if (!self->scene || self->selection.kind == CL_PICK_NONE)
+	ClPick selection = self->doc ? cl_document_get_selection(self->doc) : (ClPick){CL_PICK_NONE, -1};
+	if (selection.kind == CL_PICK_NONE)
 		return FALSE;
-	begin_edit(self, "Delete");
-	if (cl_edit_delete(self->scene, self->selection)) {
-		set_selection(self, (ClPick){CL_PICK_NONE, -1});
-		changed(self);
-	}
-	finish_edit(self);
+	g_autoptr(GError) error = NULL;
+	if (!cl_document_edit(self->doc, "Delete", NULL, delete_selected, &selection, &error))
+		refused(self, error);
 	return TRUE;
 }
 
-static void cl_scene_canvas_dispose(GObject *object)
+/* ------------------------------------------------------------ lifecycle */
+
+static void detach(ClSceneCanvas *self)
 {
-	ClSceneCanvas *self = CL_SCENE_CANVAS(object);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
-	g_clear_pointer(&self->before, cl_scene_free);
-	g_clear_pointer(&self->visible, g_free);
-	G_OBJECT_CLASS(cl_scene_canvas_parent_class)->dispose(object);
+	if (self->doc) {
+		cl_document_cancel(self->doc);
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	}
+	self->doc = NULL;
+	self->workbench = NULL;
+}
+
+static void cl_scene_canvas_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_scene_canvas_parent_class)->root(widget);
+	ClSceneCanvas *self = CL_SCENE_CANVAS(widget);
+	self->workbench = cl_workbench_of(widget);
+	if (!self->workbench)
+		return;
+	self->doc = cl_workbench_get_document(self->workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	self->fitted = FALSE;
+}
+
+static void cl_scene_canvas_unroot(GtkWidget *widget)
+{
+	detach(CL_SCENE_CANVAS(widget));
+	GTK_WIDGET_CLASS(cl_scene_canvas_parent_class)->unroot(widget);
+}
+
+static void cl_scene_canvas_finalize(GObject *object)
+{
+	g_free(CL_SCENE_CANVAS(object)->visible);
+	G_OBJECT_CLASS(cl_scene_canvas_parent_class)->finalize(object);
 }
 
 static void cl_scene_canvas_class_init(ClSceneCanvasClass *klass)
 {
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-	object_class->dispose = cl_scene_canvas_dispose;
+	object_class->finalize = cl_scene_canvas_finalize;
 	widget_class->snapshot = cl_scene_canvas_snapshot;
-	signals[SIGNAL_SCENE_CHANGED] =
-		g_signal_new("scene-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-	/* (before: ClScene*, label: const char*) */
-	signals[SIGNAL_EDIT_DONE] = g_signal_new("edit-done", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-											 NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
-	signals[SIGNAL_SELECTION_CHANGED] = g_signal_new("selection-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
-													 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-	signals[SIGNAL_EDIT_REFUSED] = g_signal_new("edit-refused", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-												NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+	widget_class->root = cl_scene_canvas_root;
+	widget_class->unroot = cl_scene_canvas_unroot;
 	gtk_widget_class_add_binding(widget_class, GDK_KEY_Delete, 0, delete_selection, NULL);
 	gtk_widget_class_add_binding(widget_class, GDK_KEY_BackSpace, 0, delete_selection, NULL);
 	/* playback keys live on the canvas so they never steal a typed space */
@@ -383,8 +449,8 @@ static void cl_scene_canvas_init(ClSceneCanvas *self)
 {
 	GtkWidget *widget = GTK_WIDGET(self);
 	self->view = (ClView){.center_x = 0, .center_y = 0, .scale = 120, .width = 400, .height = 300};
-	self->selection = self->hover = self->dragging = (ClPick){CL_PICK_NONE, -1};
-	self->visible = g_new0(gboolean, (gsize)cl_backend_count());
+	self->hover = self->dragging = (ClPick){CL_PICK_NONE, -1};
+	self->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	gtk_widget_set_focusable(widget, TRUE);
 	gtk_widget_set_hexpand(widget, TRUE);
 	gtk_widget_set_vexpand(widget, TRUE);
@@ -419,38 +485,6 @@ static void cl_scene_canvas_init(ClSceneCanvas *self)
 	gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(pinch));
 }
 
-GtkWidget *cl_scene_canvas_new(void)
-{
-	return g_object_new(CL_TYPE_SCENE_CANVAS, NULL);
-}
-
-void cl_scene_canvas_set_scene(ClSceneCanvas *self, ClScene *scene)
-{
-	gboolean first = !self->scene;
-	self->scene = scene;
-	g_clear_pointer(&self->before, cl_scene_free);
-	if (self->selection.kind != CL_PICK_NONE) {
-		int count = self->selection.kind == CL_PICK_BALL || self->selection.kind == CL_PICK_VELOCITY ? scene->ball_count
-					: self->selection.kind == CL_PICK_TARGET ? scene->loss_count
-															  : scene->wall_count;
-		if (self->selection.index >= count)
-			set_selection(self, (ClPick){CL_PICK_NONE, -1});
-	}
-	if (first)
-		self->fitted = FALSE;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
-void cl_scene_canvas_set_result(ClSceneCanvas *self, ClComputeResult *result, gboolean stale)
-{
-	if (result)
-		cl_compute_result_ref(result);
-	g_clear_pointer(&self->result, cl_compute_result_unref);
-	self->result = result;
-	self->stale = stale;
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
 void cl_scene_canvas_set_time(ClSceneCanvas *self, double time)
 {
 	self->time = time;
@@ -463,65 +497,15 @@ void cl_scene_canvas_set_tool(ClSceneCanvas *self, ClTool tool)
 	gtk_widget_set_cursor_from_name(GTK_WIDGET(self), tool == CL_TOOL_SELECT ? "default" : "crosshair");
 }
 
-void cl_scene_canvas_set_backend_visible(ClSceneCanvas *self, const gboolean *visible)
-{
-	memcpy(self->visible, visible, sizeof *visible * (gsize)cl_backend_count());
-	gtk_widget_queue_draw(GTK_WIDGET(self));
-}
-
-ClPick cl_scene_canvas_get_selection(ClSceneCanvas *self)
-{
-	return self->selection;
-}
-
-void cl_scene_canvas_set_selection(ClSceneCanvas *self, ClPick selection)
-{
-	set_selection(self, selection);
-}
-
-static void extend(double box[4], double x, double y)
-{
-	if (!isfinite(x) || !isfinite(y) || fabs(x) > 1e4 || fabs(y) > 1e4)
-		return;
-	box[0] = fmin(box[0], x), box[1] = fmin(box[1], y);
-	box[2] = fmax(box[2], x), box[3] = fmax(box[3], y);
-}
-
 void cl_scene_canvas_zoom_fit(ClSceneCanvas *self)
 {
-	if (!self->scene)
+	if (!self->doc)
 		return;
 	sync_view_size(self);
-	double box[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-	const ClScene *s = self->scene;
-	for (int i = 0; i < s->ball_count; i++) {
-		const ClBall *b = &s->balls[i];
-		extend(box, b->position.x - b->radius, b->position.y - b->radius);
-		extend(box, b->position.x + b->radius, b->position.y + b->radius);
-		extend(box, b->position.x + b->velocity.x * CL_ARROW_SECONDS, b->position.y + b->velocity.y * CL_ARROW_SECONDS);
-	}
-	for (int i = 0; i < s->wall_count; i++)
-		extend(box, s->walls[i].point.x, s->walls[i].point.y);
-	for (int i = 0; i < s->loss_count; i++)
-		if (s->loss[i].type == CL_LOSS_FINAL_POSITION)
-			extend(box, s->loss[i].target.x, s->loss[i].target.y);
-	if (self->result && self->result->scene->ball_count == s->ball_count) {
-		int ns = cl_state_size(self->result->scene);
-		for (int k = 0; k < self->result->backend_count; k++) {
-			const ClBackendResult *r = &self->result->backends[k];
-			if (!self->visible[r->backend])
-				continue;
-			for (int n = 0; n <= r->steps_done; n++)
-				for (int i = 0; i < s->ball_count; i++) {
-					const double *p = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * (gsize)i;
-					extend(box, p[0], p[1]);
-				}
-		}
-	}
-	if (!isfinite(box[0]))
-		box[0] = box[1] = -1, box[2] = box[3] = 1;
-	/* keep room for the legend in the top-left corner */
-	cl_view_fit(&self->view, box[0], box[1], box[2], box[3], 48);
+	ClResult *run = shown_run(self);
+	/* a margin that keeps room for the legend in the top-left corner */
+	cl_view_fit_scene(&self->view, cl_document_get_scene(self->doc), run ? cl_result_scene(run) : NULL,
+					  run ? cl_result_payload(run) : NULL, visible_backends(self), 48);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 

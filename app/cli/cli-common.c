@@ -297,17 +297,25 @@ gboolean cl_cli_parse_options(const char *command, const char *parameter_string,
 	return TRUE;
 }
 
-gboolean cl_cli_whole_option(const char *option, const char *text, gint64 min, gint64 max, int *out, GError **error)
+gboolean cl_cli_whole_option64(const char *option, const char *text, gint64 min, gint64 max, gint64 *out,
+							   GError **error)
 {
 	if (!text)
 		return TRUE;
-	gint64 value;
-	if (!g_ascii_string_to_signed(text, 10, min, max, &value, NULL)) {
+	if (!g_ascii_string_to_signed(text, 10, min, max, out, NULL)) {
 		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
 					"%s %s: expected a whole number from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, option, text, min,
 					max);
 		return FALSE;
 	}
+	return TRUE;
+}
+
+gboolean cl_cli_whole_option(const char *option, const char *text, gint64 min, gint64 max, int *out, GError **error)
+{
+	gint64 value = *out;
+	if (!cl_cli_whole_option64(option, text, MAX(min, G_MININT), MIN(max, G_MAXINT), &value, error))
+		return FALSE;
 	*out = (int)value;
 	return TRUE;
 }
@@ -353,7 +361,7 @@ static int compare_names(gconstpointer a, gconstpointer b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *preset_list(void)
+char *cl_cli_preset_list(void)
 {
 	char *dir = g_build_filename(cl_data_dir(), "presets", NULL);
 	GDir *d = g_dir_open(dir, 0, NULL);
@@ -381,7 +389,7 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
 		scene = cl_preset_load(scene_arg, &preset_error);
 		if (!scene) {
 			if (g_error_matches(preset_error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO)) {
-				char *presets = preset_list();
+				char *presets = cl_cli_preset_list();
 				g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO,
 							"%s: no such scene file and no preset of this name (presets: %s)", scene_arg, presets);
 				g_free(presets);
@@ -458,9 +466,6 @@ GArray *cl_cli_backends(char **ids, GError **error)
 	return backends;
 }
 
-
-
-
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error)
 {
 	if (g_strv_contains(choices, value))
@@ -528,4 +533,56 @@ void cl_cli_figure_files_clear(ClCliFigureFiles *files)
 	g_clear_pointer(&files->png, g_free);
 	g_clear_pointer(&files->svg, g_free);
 	g_clear_pointer(&files->pdf, g_free);
+}
+
+gboolean cl_cli_sampling_check(ClCliSampling *o, GError **error)
+{
+	return cl_cli_whole_option("--samples", o->samples_text, 2, 1000000, &o->samples, error) &&
+		   cl_cli_whole_option64("--seed", o->seed_text, 0, G_MAXINT64, &o->seed, error);
+}
+
+gboolean cl_cli_sampling_given(const ClCliSampling *o)
+{
+	return o->sigma || o->samples_text || o->seed_text;
+}
+
+gboolean cl_cli_sampling_sigma(const ClCliSampling *o, int count, double *sigma, GError **error)
+{
+	char **parts = g_strsplit(o->sigma ? o->sigma : "", ",", -1);
+	guint n = g_strv_length(parts);
+	gboolean ok = n == 1 || n == (guint)count;
+	if (!ok)
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--sigma %s: expected one value, or one per parameter (%d)", o->sigma ? o->sigma : "", count);
+	for (guint i = 0; ok && i < n; i++) {
+		char *end = NULL;
+		double x = g_ascii_strtod(parts[i], &end);
+		if (!parts[i][0] || *end || !isfinite(x) || x <= 0) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+						"--sigma %s: \"%s\" is not a positive number", o->sigma, parts[i]);
+			ok = FALSE;
+		}
+		for (int k = 0; ok && k < count; k++)
+			if (n == 1 || (guint)k == i)
+				sigma[k] = x;
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
+int cl_cli_sampling_samples(const ClCliSampling *o)
+{
+	return o->samples != -1 ? o->samples : CL_CLI_SAMPLES_DEFAULT;
+}
+
+guint64 cl_cli_sampling_seed(const ClCliSampling *o)
+{
+	return o->seed != -1 ? (guint64)o->seed : CL_CLI_SEED_DEFAULT;
+}
+
+void cl_cli_sampling_clear(ClCliSampling *o)
+{
+	g_clear_pointer(&o->sigma, g_free);
+	g_clear_pointer(&o->samples_text, g_free);
+	g_clear_pointer(&o->seed_text, g_free);
 }

@@ -190,14 +190,26 @@ static gboolean refuse(GError **error, const char *message)
 	return FALSE;
 }
 
+/* Applies edit; an edit it refuses, or one that leaves the scene invalid
+ * (an overlap, a negative radius), puts before back and says why. */
+static gboolean apply_valid(ClDocument *doc, const ClScene *before, ClSceneEditFunc edit, gpointer data,
+							GError **error)
+{
+	char message[CL_MESSAGE_MAX] = "";
+	if (edit(doc->scene, data, message, sizeof message) && cl_scene_validate(doc->scene, message, sizeof message))
+		return TRUE;
+	cl_scene_free(doc->scene);
+	doc->scene = cl_scene_copy(before);
+	return refuse(error, message);
+}
+
 gboolean cl_document_edit(ClDocument *doc, const char *label, const char *merge_key, ClSceneEditFunc edit,
 						  gpointer data, GError **error)
 {
 	g_return_val_if_fail(!doc->gesture_before, FALSE);
 	g_autoptr(ClScene) before = cl_scene_copy(doc->scene);
-	char message[CL_MESSAGE_MAX] = "";
-	if (!edit(doc->scene, data, message, sizeof message))
-		return refuse(error, message);
+	if (!apply_valid(doc, before, edit, data, error))
+		return FALSE;
 	if (cl_scene_equal(before, doc->scene))
 		return TRUE;
 	cl_undo_stack_push(doc->undo, before, label, merge_key);
@@ -218,9 +230,9 @@ void cl_document_begin(ClDocument *doc, const char *label)
 gboolean cl_document_preview(ClDocument *doc, ClSceneEditFunc edit, gpointer data, GError **error)
 {
 	g_return_val_if_fail(doc->gesture_before, FALSE);
-	char message[CL_MESSAGE_MAX] = "";
-	if (!edit(doc->scene, data, message, sizeof message))
-		return refuse(error, message);
+	g_autoptr(ClScene) last = cl_scene_copy(doc->scene);
+	if (!apply_valid(doc, last, edit, data, error))
+		return FALSE;
 	doc->gesture_changed = TRUE;
 	scene_changed(doc, CL_DOCUMENT_PREVIEW);
 	return TRUE;
@@ -270,10 +282,9 @@ gboolean cl_document_in_gesture(ClDocument *doc)
 	return doc->gesture_before != NULL;
 }
 
-void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, const char *label)
+void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, gboolean dirty, const char *label)
 {
 	cl_document_commit(doc);
-	gboolean same = !path && !doc->dirty && cl_scene_equal(scene, doc->scene);
 	cl_undo_stack_push(doc->undo, doc->scene, label, NULL);
 	cl_undo_stack_seal(doc->undo);
 	cl_scene_free(doc->scene);
@@ -282,7 +293,7 @@ void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, cons
 		g_free(doc->path);
 		doc->path = g_strdup(path);
 	}
-	set_dirty(doc, !path && !same);
+	set_dirty(doc, dirty);
 	scene_changed(doc, CL_DOCUMENT_REPLACED | CL_DOCUMENT_FILE | CL_DOCUMENT_HISTORY);
 }
 
@@ -291,7 +302,7 @@ gboolean cl_document_open(ClDocument *doc, const char *path, GError **error)
 	ClScene *scene = cl_scene_file_load(path, error);
 	if (!scene)
 		return FALSE;
-	cl_document_replace(doc, scene, path, "Open file");
+	cl_document_replace(doc, scene, path, FALSE, "Open file");
 	return TRUE;
 }
 
@@ -300,10 +311,7 @@ gboolean cl_document_load_preset(ClDocument *doc, const char *id, GError **error
 	ClScene *scene = cl_preset_load(id, error);
 	if (!scene)
 		return FALSE;
-	cl_document_replace(doc, scene, NULL, "Load preset");
-	/* a preset is a starting point, not a change to be saved */
-	set_dirty(doc, FALSE);
-	emit(doc, CL_DOCUMENT_FILE);
+	cl_document_replace(doc, scene, NULL, FALSE, "Load preset");
 	return TRUE;
 }
 

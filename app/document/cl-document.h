@@ -42,7 +42,9 @@ gboolean cl_document_get_dirty(ClDocument *doc);
 
 /* ------------------------------------------------------------------ edits */
 
-/* Changes scene in place; FALSE (scene unchanged) with a message when refused. */
+/* Changes scene in place; FALSE with a message when refused. The document
+ * validates the result (cl_scene_validate) and undoes a refused or invalid
+ * edit, so an edit function need not. */
 typedef gboolean (*ClSceneEditFunc)(ClScene *scene, gpointer data, char *message, gsize size);
 
 /* One undoable edit. merge_key: consecutive edits with the same key are one
@@ -58,10 +60,11 @@ void cl_document_commit(ClDocument *doc);
 void cl_document_cancel(ClDocument *doc);
 gboolean cl_document_in_gesture(ClDocument *doc);
 
-/* Replaces the scene (taken) as one undoable step; path: the file it came
- * from (then the document is clean) or NULL (then it is dirty unless it was
- * clean and the scene is the same). */
-void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, const char *label);
+/* Replaces the scene (taken) as one undoable step. path: the file it came
+ * from, or NULL. dirty: whether the new scene holds changes not saved
+ * anywhere (a restored recovery copy); a file, a preset or a lesson step
+ * is a starting point, not a change. */
+void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, gboolean dirty, const char *label);
 gboolean cl_document_open(ClDocument *doc, const char *path, GError **error);
 gboolean cl_document_load_preset(ClDocument *doc, const char *id, GError **error);
 /* Writes the scene to path atomically; the document is then that file's, clean. */

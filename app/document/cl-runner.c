@@ -39,7 +39,7 @@ static void set_status(ClRunner *self, char *status)
 /* The result is shown once its adjoints are in place; later, every batch of differences. */
 static void publish(ClRunner *self)
 {
-	ClResult *result = cl_run_job_result(self->job);
+	ClResult *result = cl_study_job_result(self->job);
 	ClRunData *data = cl_result_payload(result);
 	if (!cl_run_data_ready(data))
 		return;
@@ -75,11 +75,11 @@ static void job_done(GObject *source, GAsyncResult *res, gpointer data)
 	publish(self);
 	if (ok) {
 		self->completed++;
-		ClRunData *run = cl_result_payload(cl_run_job_result(job));
+		ClRunData *run = cl_result_payload(cl_study_job_result(job));
 		int failed = 0;
 		for (int b = 0; b < run->backend_count; b++)
 			failed += run->backends[b].row.status.code != CL_STATUS_OK;
-		const ClScene *scene = cl_result_scene(cl_run_job_result(job));
+		const ClScene *scene = cl_result_scene(cl_study_job_result(job));
 		set_status(self, g_strdup_printf("%d backend%s · %d steps · %.2f s%s", run->backend_count,
 										 run->backend_count == 1 ? "" : "s", scene->steps,
 										 (g_get_monotonic_time() - self->started) / 1e6,

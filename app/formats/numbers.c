@@ -109,6 +109,11 @@ void cl_json_append_string(GString *out, const char *s)
 	g_string_append_c(out, '"');
 }
 
+void cl_json_append_number(GString *out, double x)
+{
+	g_string_append(out, isfinite(x) ? cl_format_number(x).text : "null");
+}
+
 void cl_csv_append_field(GString *out, const char *field)
 {
 	if (!strpbrk(field, ",\"\n\r")) {
@@ -141,11 +146,11 @@ gboolean cl_trajectory_csv_write(GString *out, ClOutput *output, const ClScene *
 	for (int n = 0; ok && n <= steps_done; n++) {
 		g_string_printf(step, "%s,%d,%s,", id, n, cl_format_number(n * dt).text);
 		const double *s = states + (gsize)n * (gsize)size;
-		for (int b = 0; b < scene->ball_count; b++, s += 4) {
+		for (int b = 0; b < scene->ball_count; b++, s += CL_BALL_STATE) {
 			gsize start = b ? ball_ends[b - 1] : 0;
 			g_string_append_len(out, step->str, (gssize)step->len);
 			g_string_append_len(out, balls->str + start, (gssize)(ball_ends[b] - start));
-			for (int c = 0; c < 4; c++) {
+			for (int c = 0; c < CL_BALL_STATE; c++) {
 				g_string_append_c(out, ',');
 				g_string_append(out, cl_format_number(s[c]).text);
 			}
@@ -353,4 +358,37 @@ char *cl_status_text(const ClStatus *status)
 		return g_strdup_printf("%s at step %d: %s%s", cl_status_name(status->code), status->step, status->message,
 							   hint);
 	return g_strdup_printf("%s: %s%s", cl_status_name(status->code), status->message, hint);
+}
+
+const char *cl_status_explanation(ClStatusCode code)
+{
+	switch (code) {
+	case CL_STATUS_OK:
+		return "";
+	case CL_STATUS_GRAZING:
+		return "a contact is tangential: the saltation matrix is undefined there, so the gradient is not trustworthy";
+	case CL_STATUS_SIMULTANEOUS:
+		return "two impacts happen at the same instant: the order of impacts, and so the gradient, is ambiguous";
+	case CL_STATUS_ZENO:
+		return "infinitely many impacts (the ball comes to rest): the event-driven gradient does not exist";
+	case CL_STATUS_IN_CONTACT:
+		return "a contact is active at t = 0: the derivative with respect to the initial state is one-sided";
+	case CL_STATUS_DIVERGED:
+		return "the state blew up: the contact stiffness is too large for this time step (try more steps or substeps)";
+	case CL_STATUS_NOT_FINITE:
+		return "a NaN or Inf appeared in the state";
+	case CL_STATUS_SOLVER_FAILED:
+		return "the contact solver did not converge";
+	case CL_STATUS_UNSUPPORTED:
+		return "this backend cannot simulate this scene";
+	case CL_STATUS_IMPACT_LIMIT:
+		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
+	case CL_STATUS_MEMORY_LIMIT:
+		return "the run needs more memory than its budget: it was stopped before the machine ran out";
+	case CL_STATUS_CANCELLED:
+		return "cancelled";
+	case CL_STATUS_COUNT:
+		break;
+	}
+	return "";
 }

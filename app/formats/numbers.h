@@ -9,12 +9,15 @@ typedef struct {
 	char text[32];
 } ClNumberText;
 
-/* The shortest decimal text that reads back to the same double ("0.1",
- * "-0.39866841646142", "1e+04"); "nan", "inf" and "-inf" otherwise. */
+/* The fewest significant digits that read back to the same double, laid out
+ * as printf's "%.Pg" ("0.1", "-0.39866841646142", "1e-05", "1e+15"), whole
+ * numbers below 10^15 in full ("10000", "-0"); "nan", "inf" and "-inf". */
 ClNumberText cl_format_number(double x);
 
 /* Appends a JSON string literal with the escapes JSON requires. */
 void cl_json_append_string(GString *out, const char *s);
+/* Appends a number as cl_format_number writes it, null when not finite. */
+void cl_json_append_number(GString *out, double x);
 
 /* Appends a CSV field, quoted when it holds a comma, quote or newline. */
 void cl_csv_append_field(GString *out, const char *field);
@@ -62,3 +65,5 @@ gboolean cl_write_output(const char *path, const GString *text, GError **error);
 /* "ok", or "NAME at step K: MESSAGE" (the status name, where and why; for
  * a run stopped at its memory budget, how to raise it). */
 char *cl_status_text(const ClStatus *status);
+/* What a status means for the user's gradient, in one sentence ("" for ok). */
+const char *cl_status_explanation(ClStatusCode code);

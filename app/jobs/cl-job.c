@@ -1,9 +1,16 @@
+#define _GNU_SOURCE /* gettid */
 #include "cl-job.h"
 
 #include <stdatomic.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 /* The "progress" signal's interval while a job runs. */
 #define PROGRESS_INTERVAL_MS 100
+/* How far a job's worker threads step back (nice) from the window's. */
+#define WORKER_NICE 10
 
 struct _ClJob {
 	GObject parent_instance;
@@ -164,15 +171,26 @@ static gpointer parallel_worker(gpointer data)
 	return NULL;
 }
 
+/* A job keeps cores busy: its threads step back so that the window still
+ * redraws and answers at once. Linux nices threads one by one, and only up:
+ * the items run on threads of their own, which end with them (the calling
+ * one may be a pooled thread that later serves other work). */
+static gpointer niced_worker(gpointer data)
+{
+#ifdef __linux__
+	setpriority(PRIO_PROCESS, (id_t)gettid(), WORKER_NICE);
+#endif
+	return parallel_worker(data);
+}
+
 void cl_job_parallel(ClJob *job, int count, void (*item)(int index, gpointer data), gpointer data)
 {
 	Parallel p = {.job = job, .count = count, .item = item, .data = data};
-	int helpers = MIN(cl_job_threads(job), count) - 1;
-	GThread **threads = g_new0(GThread *, (gsize)MAX(helpers, 1));
-	for (int t = 0; t < helpers; t++)
-		threads[t] = g_thread_new("cl-job", parallel_worker, &p);
-	parallel_worker(&p);
-	for (int t = 0; t < helpers; t++)
+	int workers = CLAMP(cl_job_threads(job), 1, MAX(count, 1));
+	GThread **threads = g_new0(GThread *, (gsize)workers);
+	for (int t = 0; t < workers; t++)
+		threads[t] = g_thread_new("cl-job", niced_worker, &p);
+	for (int t = 0; t < workers; t++)
 		g_thread_join(threads[t]);
 	g_free(threads);
 }

@@ -7,6 +7,7 @@ struct ClResult {
 	guint revision;
 	gpointer payload;
 	GDestroyNotify payload_free;
+	ClResult *owner; /* a restamped result: the one that owns payload */
 };
 
 ClResult *cl_result_new(ClResultKind kind, const ClScene *scene, guint revision, gpointer payload,
@@ -34,8 +35,17 @@ void cl_result_unref(ClResult *result)
 		return;
 	if (result->payload_free)
 		result->payload_free(result->payload);
+	if (result->owner)
+		cl_result_unref(result->owner);
 	cl_scene_free(result->scene);
 	g_free(result);
+}
+
+ClResult *cl_result_restamp(ClResult *result, const ClScene *scene, guint revision)
+{
+	ClResult *copy = cl_result_new(result->kind, scene, revision, result->payload, NULL);
+	copy->owner = cl_result_ref(result); /* which keeps the payload */
+	return copy;
 }
 
 ClResultKind cl_result_kind(const ClResult *result)

@@ -27,6 +27,10 @@ ClResult *cl_result_ref(ClResult *result);
 void cl_result_unref(ClResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ClResult, cl_result_unref)
 
+/* The same payload stamped for another scene and revision, for a result a
+ * change leaves valid (a heatmap when only its swept parameters moved). */
+ClResult *cl_result_restamp(ClResult *result, const ClScene *scene, guint revision);
+
 ClResultKind cl_result_kind(const ClResult *result);
 const char *cl_result_kind_name(ClResultKind kind); /* "run", "heatmap", … */
 const ClScene *cl_result_scene(const ClResult *result);

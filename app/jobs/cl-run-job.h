@@ -6,8 +6,7 @@
  * everything but the differences is in place. */
 #pragma once
 
-#include "cl-job.h"
-#include "cl-result.h"
+#include "cl-study-job.h"
 #include "run-data.h"
 
 G_BEGIN_DECLS
@@ -26,9 +25,8 @@ typedef struct ClRunRequest {
 	double perturb_delta;
 } ClRunRequest;
 
-/* NULL with an error when perturb names no initial-state or control parameter. */
+/* A study job (cl_study_job_result gives its result); NULL with an error
+ * when perturb names no initial-state or control parameter. */
 ClJob *cl_run_job_new(const ClRunRequest *request, GError **error);
-/* The job's result (borrowed), filled as the job runs. */
-ClResult *cl_run_job_result(ClJob *job);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #define CONVERGENCE_STEP_LIST_MAX 256
@@ -54,9 +55,8 @@ static GArray *copy_ints(const GArray *a)
 	return copy;
 }
 
-ClConvergenceRun *cl_convergence_run_new(const ClScene *scene, const char *parameter, const GArray *steps,
-										 const GArray *backends, ClConvergenceProgress progress, void *user,
-										 const _Atomic int *cancel, GError **error)
+ClConvergenceRun *cl_convergence_run_prepare(const ClScene *scene, const char *parameter, const GArray *steps,
+											 const GArray *backends, GError **error)
 {
 	char message[CL_MESSAGE_MAX];
 	ClParam param;
@@ -66,25 +66,45 @@ ClConvergenceRun *cl_convergence_run_new(const ClScene *scene, const char *param
 	}
 	ClConvergenceRun *run = g_new0(ClConvergenceRun, 1);
 	g_strlcpy(run->parameter, parameter, sizeof run->parameter);
+	run->param = param;
 	run->duration = scene->duration;
 	run->steps = copy_ints(steps);
 	run->backends = copy_ints(backends);
 	run->points = g_new0(ClConvergencePoint, (gsize)steps->len * backends->len + 1);
+	for (guint i = 0; i < steps->len * backends->len; i++)
+		run->points[i] = (ClConvergencePoint){NAN, NAN, CL_STATUS_CANCELLED};
+	return run;
+}
+
+gboolean cl_convergence_run_compute(ClConvergenceRun *run, const ClScene *scene, int threads,
+									ClConvergenceProgress progress, void *user, const _Atomic int *cancel,
+									GError **error)
+{
 	ClConvergenceDef def = {
-		.param = param,
-		.steps = (const int *)run->steps->data,
+		.param = run->param,
+		.steps = (const int *)(const void *)run->steps->data,
 		.step_count = (int)run->steps->len,
-		.backends = (const int *)run->backends->data,
+		.backends = (const int *)(const void *)run->backends->data,
 		.backend_count = (int)run->backends->len,
-		.threads = (int)g_get_num_processors(),
+		.threads = MAX(threads, 1),
 		.progress = progress,
 		.user = user,
 		.cancel = cancel,
 	};
-	if (!cl_convergence(scene, &def, run->points, &run->status)) {
-		g_set_error(error, G_IO_ERROR,
-					run->status.code == CL_STATUS_CANCELLED ? G_IO_ERROR_CANCELLED : G_IO_ERROR_INVALID_ARGUMENT, "%s",
-					run->status.message);
+	if (cl_convergence(scene, &def, run->points, &run->status))
+		return TRUE;
+	g_set_error(error, G_IO_ERROR,
+				run->status.code == CL_STATUS_CANCELLED ? G_IO_ERROR_CANCELLED : G_IO_ERROR_INVALID_ARGUMENT, "%s",
+				run->status.message);
+	return FALSE;
+}
+
+ClConvergenceRun *cl_convergence_run_new(const ClScene *scene, const char *parameter, const GArray *steps,
+										 const GArray *backends, ClConvergenceProgress progress, void *user,
+										 const _Atomic int *cancel, GError **error)
+{
+	ClConvergenceRun *run = cl_convergence_run_prepare(scene, parameter, steps, backends, error);
+	if (run && !cl_convergence_run_compute(run, scene, (int)g_get_num_processors(), progress, user, cancel, error)) {
 		cl_convergence_run_free(run);
 		return NULL;
 	}

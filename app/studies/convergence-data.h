@@ -15,6 +15,7 @@ GArray *cl_convergence_parse_steps(const char *text, GError **error);
 /* A finished (or failed) run: its definition's data and the points. */
 typedef struct ClConvergenceRun {
 	char parameter[CL_NAME_MAX];
+	ClParam param;
 	double duration;   /* T of the scene, for dt = T / N */
 	GArray *steps;     /* int */
 	GArray *backends;  /* int, registry indices */
@@ -22,7 +23,16 @@ typedef struct ClConvergenceRun {
 	ClStatus status;
 } ClConvergenceRun;
 
-/* Runs cl_convergence on every processor. progress and cancel may be NULL.
+/* A run of parameter for backends × steps, nothing computed yet (points:
+ * NAN, status cancelled); NULL with a message when the scene has no such
+ * parameter. */
+ClConvergenceRun *cl_convergence_run_prepare(const ClScene *scene, const char *parameter, const GArray *steps,
+											 const GArray *backends, GError **error);
+/* Computes its points on threads (progress and cancel may be NULL). */
+gboolean cl_convergence_run_compute(ClConvergenceRun *run, const ClScene *scene, int threads,
+									ClConvergenceProgress progress, void *user, const _Atomic int *cancel,
+									GError **error);
+/* Both at once, on every processor. progress and cancel may be NULL.
  * NULL (and *error set, G_IO_ERROR_CANCELLED when cancelled) when the
  * parameter or definition is invalid. */
 ClConvergenceRun *cl_convergence_run_new(const ClScene *scene, const char *parameter, const GArray *steps,

@@ -45,6 +45,7 @@ void cl_run_data_free(ClRunData *data)
 		backend_clear(&data->backends[b]);
 	g_free(data->backends);
 	g_free(data->columns);
+	g_free(data->fd_order);
 	g_mutex_clear(&data->lock);
 	g_free(data);
 }
@@ -141,8 +142,29 @@ void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int
 	}
 }
 
-void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int slot, int column)
+void cl_run_data_plan_fd(ClRunData *data, const ClScene *scene, ClFdChoice fd, const int *first, int first_count)
 {
+	int columns = data->column_count;
+	gboolean *early = g_new0(gboolean, (gsize)MAX(columns, 1));
+	for (int i = 0; i < first_count; i++)
+		if (first[i] >= 0 && first[i] < columns)
+			early[first[i]] = TRUE;
+	g_free(data->fd_order);
+	data->fd_order = g_new(int, (gsize)MAX(columns * data->backend_count, 1));
+	data->fd_total = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < columns; k++) {
+			if (early[k] != (pass == 0) || !cl_fd_choice_wants(fd, scene, data->columns, columns, k))
+				continue;
+			for (int b = 0; b < data->backend_count; b++)
+				data->fd_order[data->fd_total++] = b * columns + k;
+		}
+	g_free(early);
+}
+
+void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int i)
+{
+	int slot = data->fd_order[i] / data->column_count, column = data->fd_order[i] % data->column_count;
 	/* on a copy: a reader copies cells under the lock while this runs */
 	ClRunBackend *r = &data->backends[slot];
 	ClGradientRow row = r->row;

@@ -43,6 +43,7 @@ typedef struct ClRunData {
 	gint ready;    /* atomic: trajectories, rows' adjoints and perturbation are in place */
 	gint fd_done;  /* atomic: differences taken of fd_total */
 	int fd_total;
+	int *fd_order; /* the cells (slot · columns + column) to difference, in order */
 } ClRunData;
 
 /* Data for backends × columns of scene, nothing computed yet. */
@@ -50,13 +51,16 @@ ClRunData *cl_run_data_new(const ClScene *scene, const int *backends, int backen
 						   int column_count);
 void cl_run_data_free(ClRunData *data);
 
+/* Plans the differences: the cells fd asks for, columns first[] before
+ * the others (the visible ones). */
+void cl_run_data_plan_fd(ClRunData *data, const ClScene *scene, ClFdChoice fd, const int *first, int first_count);
 /* Computes backend slot b's recorded run (trajectory, contacts, loss, adjoints). */
 void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot);
 /* The perturbation study of param (an initial-state or control parameter)
  * at ± delta for slot b; cancel (may be NULL) stops it between rollouts. */
 void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int slot, const _Atomic int *cancel);
-/* Takes cell (slot, column)'s finite difference and stores it under the lock. */
-void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int slot, int column);
+/* Takes the planned difference number i (of fd_total) and stores it under the lock. */
+void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int i);
 
 gboolean cl_run_data_ready(const ClRunData *data);
 void cl_run_data_set_ready(ClRunData *data);

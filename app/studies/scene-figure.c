@@ -1,28 +1,159 @@
-#include "cl-scene-render.h"
+#include "scene-figure.h"
 
 #include "backend-style.h"
 
 #include <math.h>
 #include <pango/pangocairo.h>
 
-gboolean cl_trajectory_position(const ClScene *scene, const ClBackendResult *r, int ball, double t, ClVec2 *out)
+ClVec2 cl_view_to_screen(const ClView *view, ClVec2 world)
 {
-	double dt = cl_scene_dt(scene);
-	double f = fmax(0.0, t / dt);
-	int n = (int)floor(f);
-	if (n >= r->steps_done) {
-		if (r->steps_done < scene->steps)
-			return FALSE; /* the run stopped before t */
-		n = r->steps_done;
-		f = n;
-	}
-	int ns = cl_state_size(scene);
-	const double *a = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
-	const double *b = n < r->steps_done ? a + ns : a;
-	double w = f - n;
-	*out = (ClVec2){a[0] + w * (b[0] - a[0]), a[1] + w * (b[1] - a[1])};
-	return isfinite(out->x) && isfinite(out->y);
+	return (ClVec2){view->width / 2 + (world.x - view->center_x) * view->scale,
+					view->height / 2 - (world.y - view->center_y) * view->scale};
 }
+
+ClVec2 cl_view_to_world(const ClView *view, double sx, double sy)
+{
+	return (ClVec2){view->center_x + (sx - view->width / 2) / view->scale,
+					view->center_y - (sy - view->height / 2) / view->scale};
+}
+
+void cl_view_zoom_at(ClView *view, double sx, double sy, double factor)
+{
+	double scale = fmin(fmax(view->scale * factor, 1.0), 1e5);
+	ClVec2 fixed = cl_view_to_world(view, sx, sy);
+	view->scale = scale;
+	ClVec2 moved = cl_view_to_world(view, sx, sy);
+	view->center_x += fixed.x - moved.x;
+	view->center_y += fixed.y - moved.y;
+}
+
+void cl_view_pan(ClView *view, double dx_pixels, double dy_pixels)
+{
+	view->center_x -= dx_pixels / view->scale;
+	view->center_y += dy_pixels / view->scale;
+}
+
+void cl_view_fit(ClView *view, double x0, double y0, double x1, double y1, double margin)
+{
+	double w = fmax(x1 - x0, 1e-3), h = fmax(y1 - y0, 1e-3);
+	double avail_w = fmax(view->width - 2 * margin, 10), avail_h = fmax(view->height - 2 * margin, 10);
+	view->scale = fmin(avail_w / w, avail_h / h);
+	view->center_x = (x0 + x1) / 2;
+	view->center_y = (y0 + y1) / 2;
+}
+
+double cl_view_grid_step(const ClView *view)
+{
+	double minimum = 48.0 / view->scale;
+	double decade = pow(10.0, floor(log10(minimum)));
+	for (int k = 0; k < 2; k++) {
+		static const double mantissa[] = {1, 2, 5};
+		for (int i = 0; i < 3; i++)
+			if (mantissa[i] * decade >= minimum)
+				return mantissa[i] * decade;
+		decade *= 10;
+	}
+	return decade;
+}
+
+double cl_snap(double value, double step)
+{
+	if (!(step > 0))
+		return value;
+	/* k / 10 is the double nearest k·0.1; k · 0.1 is not always (0.30000000000000004) */
+	double k = round(value / step), inverse = 1.0 / step;
+	double snapped = fabs(inverse - round(inverse)) < 1e-9 ? k / round(inverse) : k * step;
+	return snapped == 0 ? 0.0 : snapped; /* no −0 in the inspector */
+}
+
+static double distance(ClVec2 a, ClVec2 b)
+{
+	return hypot(a.x - b.x, a.y - b.y);
+}
+
+static ClVec2 tangent_of(ClVec2 normal)
+{
+	return (ClVec2){-normal.y, normal.x};
+}
+
+ClVec2 cl_velocity_handle(const ClScene *scene, const ClView *view, int ball)
+{
+	const ClBall *b = &scene->balls[ball];
+	ClVec2 head = {b->position.x + b->velocity.x * CL_ARROW_SECONDS, b->position.y + b->velocity.y * CL_ARROW_SECONDS};
+	double knob = b->radius + 10.0 / view->scale;
+	double length = distance(head, b->position);
+	if (length >= knob)
+		return head;
+	ClVec2 dir = length > 0 ? (ClVec2){(head.x - b->position.x) / length, (head.y - b->position.y) / length}
+							: (ClVec2){1, 0};
+	return (ClVec2){b->position.x + dir.x * knob, b->position.y + dir.y * knob};
+}
+
+ClVec2 cl_wall_anchor(const ClScene *scene, const ClView *view, int wall)
+{
+	const ClWall *w = &scene->walls[wall];
+	ClVec2 t = tangent_of(w->normal);
+	/* slide along the line to the point nearest the view's centre, so the
+	 * handles of a wall whose point is off screen stay visible */
+	double along = (view->center_x - w->point.x) * t.x + (view->center_y - w->point.y) * t.y;
+	double half = 0.3 * fmin(view->width, view->height) / view->scale;
+	along = fmax(-half, fmin(half, along));
+	ClVec2 point = w->point;
+	if (distance(point, (ClVec2){view->center_x, view->center_y}) > half)
+		point = (ClVec2){w->point.x + along * t.x, w->point.y + along * t.y};
+	return point;
+}
+
+ClVec2 cl_wall_rotate_handle(const ClScene *scene, const ClView *view, int wall)
+{
+	ClVec2 anchor = cl_wall_anchor(scene, view, wall);
+	ClVec2 t = tangent_of(scene->walls[wall].normal);
+	double length = 60.0 / view->scale;
+	return (ClVec2){anchor.x + t.x * length, anchor.y + t.y * length};
+}
+
+static void extend(double box[4], double x, double y)
+{
+	if (!isfinite(x) || !isfinite(y) || fabs(x) > 1e4 || fabs(y) > 1e4)
+		return;
+	box[0] = fmin(box[0], x), box[1] = fmin(box[1], y);
+	box[2] = fmax(box[2], x), box[3] = fmax(box[3], y);
+}
+
+void cl_view_fit_scene(ClView *view, const ClScene *s, const ClScene *result_scene, ClRunData *result,
+					   const gboolean *backend_visible, double margin)
+{
+	double box[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+	for (int i = 0; i < s->ball_count; i++) {
+		const ClBall *b = &s->balls[i];
+		extend(box, b->position.x - b->radius, b->position.y - b->radius);
+		extend(box, b->position.x + b->radius, b->position.y + b->radius);
+		extend(box, b->position.x + b->velocity.x * CL_ARROW_SECONDS, b->position.y + b->velocity.y * CL_ARROW_SECONDS);
+	}
+	for (int i = 0; i < s->wall_count; i++)
+		extend(box, s->walls[i].point.x, s->walls[i].point.y);
+	for (int i = 0; i < s->loss_count; i++)
+		if (s->loss[i].type == CL_LOSS_FINAL_POSITION)
+			extend(box, s->loss[i].target.x, s->loss[i].target.y);
+	if (result && result_scene->ball_count == s->ball_count) {
+		gsize ns = (gsize)cl_state_size(result_scene);
+		for (int k = 0; k < result->backend_count; k++) {
+			const ClRunBackend *r = &result->backends[k];
+			if (!backend_visible[r->backend])
+				continue;
+			for (int n = 0; n <= r->steps_done; n++)
+				for (int i = 0; i < s->ball_count; i++) {
+					const double *p = r->states + (gsize)n * ns + CL_BALL_STATE * (gsize)i;
+					extend(box, p[0], p[1]);
+				}
+		}
+	}
+	if (!isfinite(box[0]))
+		box[0] = box[1] = -1, box[2] = box[3] = 1;
+	cl_view_fit(view, box[0], box[1], box[2], box[3], margin);
+}
+
+
 
 typedef struct {
 	cairo_t *cr;
@@ -191,9 +322,9 @@ static void draw_arrow(cairo_t *cr, ClVec2 from, ClVec2 to, double head)
 	cairo_fill(cr);
 }
 
-static void trajectory_path(Ctx *c, const ClBackendResult *r, int ball, int from, int to)
+static void trajectory_path(Ctx *c, const ClRunBackend *r, int ball, int from, int to)
 {
-	const ClScene *scene = c->in->result->scene;
+	const ClScene *scene = c->in->result_scene;
 	int ns = cl_state_size(scene);
 	gboolean pen = FALSE;
 	for (int n = from; n <= to && n <= r->steps_done; n++) {
@@ -214,15 +345,15 @@ static void trajectory_path(Ctx *c, const ClBackendResult *r, int ball, int from
 static void draw_trajectories(Ctx *c)
 {
 	cairo_t *cr = c->cr;
-	const ClComputeResult *result = c->in->result;
-	const ClScene *scene = result->scene;
+	ClRunData *result = c->in->result;
+	const ClScene *scene = c->in->result_scene;
 	double alpha = c->in->result_stale ? 0.35 : 1.0;
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	/* exact first and wide, so every backend is read against it */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < result->backend_count; i++) {
-			const ClBackendResult *r = &result->backends[i];
+			const ClRunBackend *r = &result->backends[i];
 			if (!c->in->backend_visible[r->backend] || cl_backend_is_reference(r->backend) != (pass == 0))
 				continue;
 			ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
@@ -250,7 +381,7 @@ static void draw_trajectories(Ctx *c)
 			for (int e = 0; e < r->event_count; e++) {
 				const ClContactEvent *ev = &r->events[e];
 				ClVec2 p;
-				if (!cl_trajectory_position(scene, r, ev->ball, ev->time, &p)) {
+				if (!cl_run_data_position(result, scene, i, ev->ball, ev->time, &p.x, &p.y)) {
 					const double *s =
 						r->states + (gsize)MIN(ev->step + 1, r->steps_done) * (gsize)ns + CL_BALL_STATE * ev->ball;
 					p = (ClVec2){s[0], s[1]};
@@ -271,18 +402,18 @@ static void draw_trajectories(Ctx *c)
 static void draw_playback(Ctx *c)
 {
 	cairo_t *cr = c->cr;
-	const ClComputeResult *result = c->in->result;
-	const ClScene *scene = result->scene;
+	ClRunData *result = c->in->result;
+	const ClScene *scene = c->in->result_scene;
 	double dt = cl_scene_dt(scene), t = c->in->time;
 	for (int i = 0; i < result->backend_count; i++) {
-		const ClBackendResult *r = &result->backends[i];
+		const ClRunBackend *r = &result->backends[i];
 		if (!c->in->backend_visible[r->backend])
 			continue;
 		ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
 		double rgb[3] = {color.r, color.g, color.b};
 		for (int ball = 0; ball < scene->ball_count; ball++) {
 			ClVec2 p;
-			if (!cl_trajectory_position(scene, r, ball, t, &p))
+			if (!cl_run_data_position(result, scene, i, ball, t, &p.x, &p.y))
 				continue;
 			int to = (int)floor(t / dt);
 			int from = MAX(0, (int)floor((t - c->in->trail) / dt));
@@ -391,7 +522,7 @@ static void draw_balls(Ctx *c)
 static void draw_legend(Ctx *c)
 {
 	cairo_t *cr = c->cr;
-	const ClComputeResult *result = c->in->result;
+	ClRunData *result = c->in->result;
 	double x = 12, y = 12, row = 18;
 	int rows = 0;
 	for (int i = 0; i < result->backend_count; i++)
@@ -406,7 +537,7 @@ static void draw_legend(Ctx *c)
 	cairo_set_line_width(cr, 1);
 	cairo_stroke(cr);
 	for (int i = 0; i < result->backend_count; i++) {
-		const ClBackendResult *r = &result->backends[i];
+		const ClRunBackend *r = &result->backends[i];
 		if (!c->in->backend_visible[r->backend])
 			continue;
 		ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
@@ -422,9 +553,9 @@ static void draw_legend(Ctx *c)
 		cairo_stroke(cr);
 		cairo_set_dash(cr, NULL, 0, 0);
 		char label[160];
-		gboolean ok = r->status.code == CL_STATUS_OK;
+		gboolean ok = r->row.status.code == CL_STATUS_OK;
 		g_snprintf(label, sizeof label, "<span size='small'>%s%s%s</span>", cl_backend_info(r->backend)->id,
-				   ok ? "" : " — ", ok ? "" : cl_status_name(r->status.code));
+				   ok ? "" : " — ", ok ? "" : cl_status_name(r->row.status.code));
 		set_rgb(cr, c->fg, ok ? 0.9 : 0.55);
 		text(c, x + 30, y + row / 2, label, 0, 0.5);
 		y += row;
@@ -477,11 +608,11 @@ void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
 	cairo_paint(cr);
 	draw_grid(&c);
 	draw_walls(&c);
-	if (in->result && in->result->scene->ball_count == in->scene->ball_count)
+	if (in->result && in->result_scene->ball_count == in->scene->ball_count)
 		draw_trajectories(&c);
 	draw_targets(&c);
 	draw_balls(&c);
-	if (in->result && in->result->scene->ball_count == in->scene->ball_count)
+	if (in->result && in->result_scene->ball_count == in->scene->ball_count)
 		draw_playback(&c);
 	if (in->result)
 		draw_legend(&c);

@@ -1,0 +1,81 @@
+/* The scene drawn as the canvas shows it — grid, walls, balls with their
+ * velocity arrows, targets, every backend's trajectory over the reference's
+ * with its contacts, playback and legend — onto any cairo_t: the widget's
+ * frames, the canvas export, `simulate --png` and lesson handouts are one
+ * code path. Cairo and Pango, no GTK. Also the world ↔ screen view it is
+ * drawn through and where its handles are, for picking. */
+#pragma once
+
+#include "contactlab/sim.h"
+#include "run-data.h"
+
+#include <cairo.h>
+#include <stdbool.h>
+
+/* A velocity arrow shows where the ball would be after this many seconds. */
+#define CL_ARROW_SECONDS 0.25
+/* Distance in pixels within which a handle or a wall line is picked. */
+#define CL_PICK_TOLERANCE 7.0
+
+/* World y points up; the world point (center_x, center_y) is at the middle
+ * of a width × height widget, scale pixels per metre. */
+typedef struct ClView {
+	double center_x, center_y;
+	double scale;
+	double width, height;
+} ClView;
+
+ClVec2 cl_view_to_screen(const ClView *view, ClVec2 world);
+ClVec2 cl_view_to_world(const ClView *view, double sx, double sy);
+/* Zooms by factor keeping the world point under (sx, sy) in place. */
+void cl_view_zoom_at(ClView *view, double sx, double sy, double factor);
+void cl_view_pan(ClView *view, double dx_pixels, double dy_pixels);
+/* Shows the box [x0, x1] × [y0, y1] with margin pixels around it. */
+void cl_view_fit(ClView *view, double x0, double y0, double x1, double y1, double margin);
+/* The grid spacing (1, 2 or 5 × 10^k m) that puts lines at least 48 px apart. */
+double cl_view_grid_step(const ClView *view);
+double cl_snap(double value, double step);
+
+typedef enum ClPickKind {
+	CL_PICK_NONE,
+	CL_PICK_BALL,
+	CL_PICK_VELOCITY,    /* the head of a ball's velocity arrow */
+	CL_PICK_WALL,        /* the wall's line: drag moves it */
+	CL_PICK_WALL_ROTATE, /* the wall's rotation handle */
+	CL_PICK_TARGET,      /* the target of a final_position loss term (index = term) */
+} ClPickKind;
+
+typedef struct ClPick {
+	ClPickKind kind;
+	int index;
+} ClPick;
+
+/* Where a ball's velocity handle is drawn: the arrow head, or a knob just
+ * outside the ball when the arrow is too short to grab. */
+ClVec2 cl_velocity_handle(const ClScene *scene, const ClView *view, int ball);
+ClVec2 cl_wall_rotate_handle(const ClScene *scene, const ClView *view, int wall);
+/* The wall's visible anchor: its point projected to the middle of the view. */
+ClVec2 cl_wall_anchor(const ClScene *scene, const ClView *view, int wall);
+
+/* The view that shows the scene, and a run's trajectories when given,
+ * within a width × height area with margin pixels around them. */
+void cl_view_fit_scene(ClView *view, const ClScene *scene, const ClScene *result_scene, ClRunData *result,
+					   const gboolean *backend_visible, double margin);
+
+typedef struct ClSceneRenderInput {
+	const ClScene *scene;           /* the scene being edited */
+	const ClScene *result_scene;    /* the scene result was computed for */
+	ClRunData *result;              /* trajectories to overlay, or NULL */
+	gboolean result_stale;          /* the scene changed since result was computed */
+	const ClView *view;
+	double time;                    /* playback time, s */
+	double trail;                   /* trail length behind the balls, s */
+	ClPick selection;
+	ClPick hover;
+	const gboolean *backend_visible; /* cl_backend_count() entries */
+	gboolean dark;
+	gboolean handles;                /* the editing handles (the canvas; not an export) */
+} ClSceneRenderInput;
+
+void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in);
+
