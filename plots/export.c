@@ -4,11 +4,12 @@
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pango/pango.h>
+#include <pango/pangocairo.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -133,6 +134,14 @@ gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double w
 					path, width, height, dpi);
 		return FALSE;
 	}
+	double pixels = ceil(width * dpi / 72.0) * ceil(height * dpi / 72.0);
+	if (format == CL_PLOT_FORMAT_PNG && pixels > CL_PLOT_PNG_PIXELS_MAX) {
+		g_set_error(error, CL_PLOT_ERROR, CL_PLOT_ERROR_FORMAT,
+					"%s: %g × %g pt at %g dpi is %.0f megapixels, more than the %.0f a PNG may have (its image "
+					"takes 4 bytes a pixel): lower the resolution or the size",
+					path, width, height, dpi, pixels / 1e6, CL_PLOT_PNG_PIXELS_MAX / 1e6);
+		return FALSE;
+	}
 	DrawJob job = {draw, user, NULL, NULL, NULL, -1};
 	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
 		job.fd = g_open(path, O_WRONLY, 0);
@@ -151,6 +160,13 @@ gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double w
 		return FALSE;
 	}
 	return cl_atomic_file_commit(job.file, &file_error) || fail_file(error, path, file_error);
+}
+
+void cl_plot_fonts_release(void)
+{
+	pango_cairo_font_map_set_default(NULL);
+	cairo_debug_reset_static_data();
+	FcFini();
 }
 
 typedef struct FigureJob {

@@ -65,7 +65,8 @@ static double tape_megabytes(const ClScene *scene, int backend)
 	cl_scene_initial_state(scene, state);
 	ClRollout *sink = cl_rollout_new(scene, backend); /* receives contact events */
 	ClTape tape;
-	cl_tape_init(&tape, nb, inverse_mass, scene->steps);
+	ClMemoryAccount memory = {.limit = SIZE_MAX};
+	cl_tape_init(&tape, nb, inverse_mass, scene->steps, &memory);
 	ClStatus status = {.code = CL_STATUS_OK, .step = -1};
 	const double *params = scene->backend_params[backend].values;
 	ClStepContext ctx = {.scene = scene, .params = params, .dt = cl_scene_dt(scene), .tape = &tape,

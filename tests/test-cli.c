@@ -83,7 +83,7 @@ static const BadInput bad_inputs[] = {
 	{"bad-format", NULL, {"gradients", "task1-bounce-once", "--format", "xml"}, "--format xml: expected one of"},
 	{"optimize-no-backend", NULL, {"optimize", "task2-ground-wall"}, "--backend ID is required"},
 	{"optimize-bad-lr", NULL, {"optimize", "task2-ground-wall", "--backend", "exact", "--lr", "fast"},
-	 "--lr fast: expected a positive number"},
+	 "--lr fast: expected a number more than 0"},
 	{"optimize-nothing", NULL, {"optimize", "task1-bounce-once", "--backend", "exact"}, "nothing to optimize"},
 	{"reproduce-bad-table", NULL, {"reproduce", "--table", "7"}, "--table 7: expected one of"},
 	{"two-scenes", NULL, {"gradients", "task1-bounce-once", "task3-two-balls"}, "expected one SCENE"},
@@ -97,9 +97,14 @@ static const BadInput bad_inputs[] = {
 	{"smooth-zero-sigma", NULL, {SMOOTH1, "--sigma", "0"}, "--sigma 0: \"0\" is not a positive number"},
 	{"smooth-sigma-count", NULL, {SMOOTH1, "--sigma", "0.1,0.2"},
 	 "--sigma 0.1,0.2: expected one value, or one per parameter (1)"},
-	{"smooth-one-sample", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "1"}, "--samples 1: expected 2 … 1000000"},
+	/* -1 once stood for "not given": the default, silently */
+	{"smooth-samples-minus-one", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "-1"},
+	 "--samples -1: expected a whole number from 2 to 1000000"},
+	{"smooth-seed-minus-one", NULL, {SMOOTH1, "--sigma", "0.05", "--seed", "-1"},
+	 "--seed -1: expected a whole number from 0 to"},
+	{"smooth-one-sample", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "1"}, "--samples 1: expected a whole number from 2 to 1000000"},
 	{"smooth-negative-seed", NULL, {SMOOTH1, "--sigma", "0.05", "--seed", "-3"},
-	 "--seed -3: expected a whole number ≥ 0"},
+	 "--seed -3: expected a whole number from 0 to"},
 	{"smooth-odd-pairs", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "11", "--antithetic"},
 	 "--samples 11: antithetic sampling needs an even number"},
 	{"smooth-bad-gamma", NULL, {SMOOTH1, "--sigma", "0.05", "--gamma", "-1"}, "--gamma -1: expected a positive number"},
@@ -132,13 +137,41 @@ static const BadInput bad_inputs[] = {
 	{"optimize-scene-sigma-missing", HEAD "\"balls\": [" BALL_A "], \"optimize\": {\"parameters\": [\"a.velocity\"], "
 									   "\"gradient\": \"aobg\"}}",
 	 {"optimize", "@", "--backend", "exact"}, "@: optimize: \"sigma\" is required with \"gradient\": \"aobg\""},
+	/* issue 18: hostile and absurd input, rows 8-16 of its table */
+	{"row08-negative-iterations", NULL, {"optimize", "task3-two-balls", "--backend", "exact", "--iters", "-1"},
+	 "--iters -1: expected a whole number from 0 to 1000000"},
+	{"row09-width-nan", NULL,
+	 {"heatmap", "task1-bounce-once", "--x", "ball.velocity.x:1:3:2", "--y", "ball.velocity.y:-3:-1:2", "--png",
+	  "w.png", "--width", "nan"},
+	 "--width nan: expected a number more than 0"},
+	{"row09-threads-negative", NULL,
+	 {"heatmap", "task1-bounce-once", "--x", "ball.velocity.x:1:3:2", "--y", "ball.velocity.y:-3:-1:2", "-j", "-2"},
+	 "--threads -2: expected a whole number from 1 to 64"},
+	{"row10-two-documents", HEAD "\"balls\": []}\n{\"contactlab\": 1}", {"gradients", "@"},
+	 "@: line 2, column 1: not valid JSON: text after the end of the document"},
+	{"row11-hexadecimal", "{\"contactlab\": 1, \"duration\": 1, \"steps\": 0x1E0, \"balls\": []}", {"gradients", "@"},
+	 "@: line 1, column 43: steps: not valid JSON: 0x1E0 is not a JSON number"},
+	{"row12-duplicate-key", HEAD "\"steps\": 10, \"balls\": []}", {"gradients", "@"},
+	 "@: line 1, column 46: steps: duplicate key"},
+	{"row13-raw-escape", HEAD "\"name\": \"\033]0;owned\\u0007\", \"balls\": []}", {"gradients", "@"},
+	 "@: line 1, column 55: name: not valid JSON: the control character U+001B unescaped in a string"},
+	{"row13-escaped-escape",
+	 "{\"contactlab_lesson\": 1, \"id\": \"t\", \"title\": \"\\u001b[2J\", \"steps\": []}", {"lesson", "show", "@"},
+	 "line 1, column 47: title: the control character U+001B in a string"},
+	{"row14-lone-surrogate",
+	 "{\"contactlab_lesson\": 1, \"id\": \"t\", \"title\": \"T\", \"steps\": [{\"title\": \"s\", \"text\": \"a \\udc80\"}]}",
+	 {"lesson", "show", "@"}, "line 1, column 87: steps[0].text: a lone surrogate \\udc80 in a string"},
+	{"row15-integer-beyond-64-bits", "{\"contactlab\": 1, \"duration\": 1, \"steps\": 99999999999999999999999, \"balls\": []}",
+	 {"gradients", "@"}, "@: steps: 99999999999999999999999 is outside [1, 10000000]"},
+	{"row16-far-away", HEAD "\"balls\": [{\"id\": \"a\", \"position\": [-1e308, 1e308], \"radius\": 0.1}]}",
+	 {"gradients", "@"}, "@: balls[0].position: (-1e+308, 1e+308) is beyond ±1e+06"},
 };
 
 static void test_bad_input(gconstpointer data)
 {
 	const BadInput *c = data;
 	char *scene = c->json ? write_scene(c->name, c->json) : NULL;
-	const char *args[15] = {0};
+	const char *args[G_N_ELEMENTS(c->args) + 1] = {0};
 	for (int i = 0; c->args[i]; i++)
 		args[i] = strcmp(c->args[i], "@") == 0 ? scene : c->args[i];
 	char *out, *err;

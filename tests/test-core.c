@@ -1,9 +1,15 @@
-/* Scene model, named parameters, validation messages, tape sweeps. */
+/* Scene model, named parameters, validation messages and limits, tape
+ * sweeps, the memory a rollout predicts, holds and may hold. */
+#define _DEFAULT_SOURCE /* setrlimit */
+
 #include "core.h"
 #include "tasks.h"
 
 #include <glib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_validate_messages(void)
 {
@@ -24,6 +30,188 @@ static void test_validate_messages(void)
 	g_assert_false(cl_scene_validate(s, message, sizeof message));
 	g_assert_nonnull(strstr(message, "overlaps wall \"ground\""));
 	cl_scene_free(s);
+}
+
+/* Counts, lengths and sizes relative to the scene's extent: absurd scenes
+ * are refused with the limit in the message. */
+static void test_validate_limits(void)
+{
+	char message[CL_MESSAGE_MAX];
+	ClScene *s = cl_test_task1();
+	s->balls[0].position = (ClVec2){-1e308, 1e308};
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_cmpstr(message, ==, "balls[0].position: (-1e+308, 1e+308) is beyond ±1e+06");
+	s->balls[0].position = (ClVec2){-1, 1};
+	s->balls[0].velocity.x = -3e6;
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_nonnull(strstr(message, "balls[0].velocity: (-3e+06, -2) is beyond ±1e+06"));
+	s->balls[0].velocity.x = 2;
+	s->walls[0].point.y = -2e6;
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_nonnull(strstr(message, "walls[0].point:"));
+	/* a ball of 10 µm in a scene that reaches 1000 km */
+	s->walls[0].point.y = -1e6;
+	s->balls[0].radius = 1e-5;
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_nonnull(strstr(message, "balls[0].radius: 1e-05 is less than 1e-06 of the scene's extent 1e+06"));
+	s->walls[0].point.y = 0;
+	g_assert_true(cl_scene_validate(s, message, sizeof message)); /* the same ball in a 1.4 m scene */
+	cl_scene_free(s);
+
+	s = cl_scene_new();
+	for (int i = 0; i <= CL_MAX_WALLS; i++) {
+		char id[16];
+		g_snprintf(id, sizeof id, "w%d", i);
+		cl_scene_add_wall(s, id)->point.y = -1.0 - i;
+	}
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_cmpstr(message, ==, "walls: 1001 walls, more than the limit of 1000");
+	cl_scene_free(s);
+
+	s = cl_test_task3();
+	g_assert_true(cl_scene_set_steps(s, CL_MAX_STEPS)); /* 2 balls × 10⁷ steps: at the limit */
+	g_assert_true(cl_scene_validate(s, message, sizeof message));
+	g_assert_nonnull(cl_scene_add_ball(s, "third"));
+	s->balls[2].position = (ClVec2){5, 5};
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_cmpstr(message, ==, "steps: 10000000 steps × 3 balls is more than the limit of 20000000 ball-steps");
+	cl_scene_free(s);
+}
+
+/* Three balls in free flight, a wall far away: no contact in T = 1. */
+static ClScene *free_flight(void)
+{
+	ClScene *s = cl_scene_new();
+	s->steps = 100;
+	s->gravity.y = -1;
+	for (int i = 0; i < 3; i++) {
+		char id[8];
+		g_snprintf(id, sizeof id, "b%d", i);
+		ClBall *b = cl_scene_add_ball(s, id);
+		b->position = (ClVec2){3.0 * i, 10.0};
+		b->velocity = (ClVec2){0.5, 0.0};
+	}
+	s->balls[0].control_kind = CL_CONTROL_CONSTANT;
+	s->balls[0].control_constant = (ClVec2){1.0, 0.0};
+	cl_scene_add_wall(s, "ground")->point.y = -100.0;
+	return s;
+}
+
+/* The prediction is exact for a run without contacts, for every backend:
+ * a backend that changes what it records must change its tape_blocks_per_ball. */
+static void test_memory_prediction(void)
+{
+	ClScene *s = free_flight();
+	for (int b = 0; b < cl_backend_count(); b++) {
+		ClRollout *r = cl_rollout_new(s, b);
+		g_assert_cmpuint(cl_rollout_memory(r), ==, cl_rollout_bytes(s, b, false));
+		g_assert_true(cl_rollout_run(r, NULL, NULL, false));
+		g_assert_cmpuint(cl_rollout_memory(r), ==, cl_rollout_bytes(s, b, false));
+		g_assert_true(cl_rollout_run(r, NULL, NULL, true));
+		g_assert_cmpint(cl_rollout_event_count(r), ==, 0);
+		if (cl_rollout_memory(r) != cl_rollout_bytes(s, b, true))
+			g_test_fail_printf("%s: a recorded run without contacts holds %zu bytes, %zu predicted",
+							   cl_backend_info(b)->id, cl_rollout_memory(r), cl_rollout_bytes(s, b, true));
+		cl_rollout_free(r);
+	}
+	cl_scene_free(s);
+}
+
+/* Past its budget a run stops with memory-limit: before the first step
+ * when the trajectory or the least its recording takes does not fit, at
+ * the step whose impacts pass it otherwise; never more than the budget. */
+static void test_memory_budget(void)
+{
+	ClScene *s = free_flight();
+	int exact = cl_test_backend("exact"), impulse = cl_test_backend("impulse");
+	s->memory_budget = cl_rollout_bytes(s, exact, false) - 1;
+	ClRollout *r = cl_rollout_new(s, exact);
+	g_assert_false(cl_rollout_run(r, NULL, NULL, false));
+	const ClStatus *status = cl_rollout_status(r);
+	g_assert_cmpint(status->code, ==, CL_STATUS_MEMORY_LIMIT);
+	g_assert_cmpint(status->step, ==, -1);
+	g_assert_nonnull(strstr(status->message, "a run of 100 steps × 3 balls needs"));
+	g_assert_nonnull(strstr(status->message, "more than the memory budget of"));
+	g_assert_cmpint(cl_rollout_steps_done(r), ==, 0);
+	g_assert_cmpfloat(cl_rollout_states(r)[4], ==, 3.0); /* the initial state reads */
+	g_assert_true(isnan(cl_rollout_loss(r)));
+	double g_s0[12], g_u[600];
+	cl_rollout_gradient(r, g_s0, g_u);
+	g_assert_true(isnan(g_s0[0]) && isnan(g_u[599]));
+	cl_rollout_free(r);
+
+	/* a plain run fits, its recording does not */
+	s->memory_budget = cl_rollout_bytes(s, impulse, true) - 1;
+	r = cl_rollout_new(s, impulse);
+	g_assert_true(cl_rollout_run(r, NULL, NULL, false));
+	g_assert_false(cl_rollout_run(r, NULL, NULL, true));
+	g_assert_cmpint(cl_rollout_status(r)->code, ==, CL_STATUS_MEMORY_LIMIT);
+	g_assert_nonnull(strstr(cl_rollout_status(r)->message, "recording a run of 100 steps × 3 balls needs"));
+	g_assert_cmpuint(cl_rollout_memory(r), <=, s->memory_budget);
+	cl_rollout_free(r);
+	cl_scene_free(s);
+
+	/* a ball between two walls 0.2 apart at e = 1 whose impacts never end:
+	 * the impact budget raised out of reach, the memory budget stops it */
+	s = cl_scene_new();
+	s->duration = 10;
+	s->steps = 1000;
+	ClBall *ball = cl_scene_add_ball(s, "ball");
+	ball->radius = 0.05;
+	ball->velocity.x = 1e4;
+	ClWall *wall = cl_scene_add_wall(s, "left");
+	*wall = (ClWall){.id = "left", .point = {-0.1, 0}, .normal = {1, 0}};
+	wall = cl_scene_add_wall(s, "right");
+	*wall = (ClWall){.id = "right", .point = {0.1, 0}, .normal = {-1, 0}};
+	char message[CL_MESSAGE_MAX];
+	g_assert_true(cl_scene_set_backend_param(s, exact, "max_impacts", 1e9, message, sizeof message));
+	g_assert_true(cl_scene_set_backend_param(s, exact, "max_events", 1e6, message, sizeof message));
+	s->memory_budget = cl_rollout_bytes(s, exact, true) + (4 << 20);
+	for (int record = 0; record < 2; record++) {
+		r = cl_rollout_new(s, exact);
+		g_assert_false(cl_rollout_run(r, NULL, NULL, record));
+		status = cl_rollout_status(r);
+		g_assert_cmpint(status->code, ==, CL_STATUS_MEMORY_LIMIT);
+		g_assert_cmpint(status->step, >=, 0);
+		g_assert_nonnull(strstr(status->message, "is used up at t = "));
+		g_assert_cmpuint(cl_rollout_memory(r), <=, s->memory_budget);
+		/* the contacts filled the budget: the limit, not a fault, stopped it */
+		g_assert_cmpuint(cl_rollout_memory(r), >, s->memory_budget / 2);
+		g_test_message("%s run stopped at step %d after %d contacts: %s", record ? "recorded" : "plain", status->step,
+					   cl_rollout_event_count(r), status->message);
+		cl_rollout_free(r);
+	}
+	cl_scene_free(s);
+}
+
+/* The system refusing memory (here an address-space limit) is a status, not
+ * an abort. Not under AddressSanitizer, whose shadow memory needs more
+ * address space than the limit leaves. */
+static void test_out_of_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	g_test_skip("an address-space limit and AddressSanitizer do not mix");
+#else
+	pid_t pid = fork();
+	g_assert_cmpint(pid, >=, 0);
+	if (pid == 0) {
+		ClScene *s = cl_test_task3();
+		if (!cl_scene_set_steps(s, 5000000))
+			_exit(3);
+		s->memory_budget = SIZE_MAX;
+		struct rlimit limit = {256 << 20, 256 << 20};
+		setrlimit(RLIMIT_AS, &limit);
+		ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
+		if (!r || cl_rollout_run(r, NULL, NULL, true))
+			_exit(4);
+		const ClStatus *status = cl_rollout_status(r);
+		_exit(status->code == CL_STATUS_MEMORY_LIMIT && strstr(status->message, "out of memory") ? 0 : 5);
+	}
+	int wait_status;
+	g_assert_cmpint(waitpid(pid, &wait_status, 0), ==, pid);
+	g_assert_true(WIFEXITED(wait_status));
+	g_assert_cmpint(WEXITSTATUS(wait_status), ==, 0);
+#endif
 }
 
 static void test_params(void)
@@ -90,7 +278,8 @@ static void test_tape_transpose(void)
 {
 	double inverse_mass[2] = {1.0, 0.5};
 	ClTape tape;
-	cl_tape_init(&tape, 2, inverse_mass, 1);
+	ClMemoryAccount memory = {.limit = 1 << 20};
+	g_assert_true(cl_tape_init(&tape, 2, inverse_mass, 1, &memory));
 	cl_tape_begin_step(&tape, 0);
 	cl_tape_drift(&tape, 0.3);
 	cl_tape_factor(&tape);
@@ -140,6 +329,10 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/core/validate-messages", test_validate_messages);
+	g_test_add_func("/core/validate-limits", test_validate_limits);
+	g_test_add_func("/core/memory/prediction", test_memory_prediction);
+	g_test_add_func("/core/memory/budget", test_memory_budget);
+	g_test_add_func("/core/memory/out-of-memory", test_out_of_memory);
 	g_test_add_func("/core/params", test_params);
 	g_test_add_func("/core/set-steps", test_set_steps_resamples);
 	g_test_add_func("/core/tape-transpose", test_tape_transpose);

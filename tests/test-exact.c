@@ -275,7 +275,8 @@ static void test_step_jacobian(void)
 		for (int i = 0; i < nb; i++)
 			inverse_mass[i] = 1.0 / s->balls[i].mass;
 		ClTape tape;
-		cl_tape_init(&tape, nb, inverse_mass, 1);
+		ClMemoryAccount memory = {.limit = SIZE_MAX};
+		cl_tape_init(&tape, nb, inverse_mass, 1, &memory);
 		ClStatus status = {.code = CL_STATUS_OK, .step = -1};
 		ClStepContext ctx = {.scene = s,
 							 .params = s->backend_params[cl_test_backend("exact")].values,

@@ -586,7 +586,7 @@ static const BadLesson bad_lessons[] = {
 	{"view-steps",
 	 HEAD STEP("[\"exact\"]", "{\"type\": \"convergence\", \"parameter\": \"ball.position.y\", \"steps\": [60, 0]}",
 			   "{loss exact}"),
-	 "bad.json: steps[0].view.steps[1]: must be a whole number from 1 to"},
+	 "bad.json: steps[0].view.steps[1]: 0 is outside [1, 1000000]"},
 	{"no-optimize", HEAD STEP("[\"exact\"]", "{\"type\": \"learning\"}", "{loss exact}"),
 	 "bad.json: steps[0].view: the scene has no optimization problem"},
 	{"heatmap-range",

@@ -98,7 +98,8 @@ static void test_tape_is_block_sparse(void)
 		cl_scene_initial_state(s, state);
 		ClRollout *sink = cl_rollout_new(s, exact); /* receives the contact events */
 		ClTape tape;
-		cl_tape_init(&tape, nb, inverse_mass, s->steps);
+		ClMemoryAccount memory = {.limit = SIZE_MAX};
+		cl_tape_init(&tape, nb, inverse_mass, s->steps, &memory);
 		ClStatus status = {.code = CL_STATUS_OK, .step = -1};
 		const double *params = s->backend_params[exact].values;
 		void *workspace = impl->create(s, params);

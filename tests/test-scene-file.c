@@ -155,7 +155,7 @@ typedef struct {
 } BadCase;
 
 static const BadCase bad_cases[] = {
-	{"{\"contactlab\": 1, \"duration\": 1,", "line 1, column 32: not valid JSON: Parse error", CL_SCENE_FILE_ERROR_SYNTAX},
+	{"{\"contactlab\": 1, \"duration\": 1,", "line 1, column 33: not valid JSON: expected a key in quotes, found the end of the file", CL_SCENE_FILE_ERROR_SYNTAX},
 	{"", "not valid JSON: the file is empty", CL_SCENE_FILE_ERROR_SYNTAX},
 	{"[1, 2]", "(top level): must be a JSON object", CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"duration\": 1, \"steps\": 4, \"balls\": []}", "contactlab: missing", CL_SCENE_FILE_ERROR_INVALID},
@@ -172,7 +172,7 @@ static const BadCase bad_cases[] = {
 	 CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"contactlab\": 1, \"duration\": 1e999, \"steps\": 4, \"balls\": []}", "duration: must be a finite number",
 	 CL_SCENE_FILE_ERROR_INVALID},
-	{"{\"contactlab\": 1, \"duration\": NaN, \"steps\": 4, \"balls\": []}", "line 1, column 33: not valid JSON: Parse error: unexpected identifier `NaN'",
+	{"{\"contactlab\": 1, \"duration\": NaN, \"steps\": 4, \"balls\": []}", "line 1, column 31: duration: not valid JSON: NaN is not a JSON number",
 	 CL_SCENE_FILE_ERROR_SYNTAX},
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 0, \"balls\": []}", "steps: 0 is outside [1, 10000000]",
 	 CL_SCENE_FILE_ERROR_INVALID},

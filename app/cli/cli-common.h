@@ -7,16 +7,50 @@
 
 #include <glib.h>
 
-/* Exit statuses. */
+/* Exit statuses; an interrupted command exits with 128 + the signal (130 for Ctrl-C). */
 enum { CL_EXIT_OK = 0, CL_EXIT_FAILED = 1, CL_EXIT_BAD_INPUT = 2 };
 
-/* Prints "contactlab: MESSAGE" on stderr and returns status. */
+/* Prints "contactlab: MESSAGE" on stderr (over the progress line). */
+void cl_cli_message(const char *format, ...) G_GNUC_PRINTF(1, 2);
+/* cl_cli_message, returning status. */
 int cl_cli_fail(int status, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
+/* Around one command (cli.c): every file it writes is staged and appears
+ * at the end, all together, when the command did not fail on bad input,
+ * stdout took its output and every file could be written; else none
+ * (plots/atomic-file.h, the batch). Meanwhile Ctrl-C (SIGINT, SIGTERM,
+ * SIGHUP) ends the process at once, removing the staged files, and on a
+ * terminal stderr shows the command's progress once it has run a second.
+ * SIGPIPE is ignored, so a closed stdout is a write error with a message.
+ * end returns the command's exit status, 1 when writing failed. */
+void cl_cli_session_begin(const char *command);
+int cl_cli_session_end(int status);
+
+/* What the progress line shows ("heatmap: cells", 3, 64 → "heatmap: cells
+ * 3/64, 5 s"; total 0: no count). Any thread, any rate. */
+void cl_cli_progress(const char *task, int done, int total);
+
 /* Parses a subcommand's options (argv[0] is the subcommand). On success
- * *positional holds the remaining arguments (free with g_strfreev). */
+ * *positional holds the remaining arguments (free with g_strfreev). Every
+ * subcommand also takes --memory-limit SIZE (machine.h). Every FILE option
+ * (G_OPTION_ARG_FILENAME) names an output: one that is the same file as an
+ * argument (the SCENE read) or as another output is refused, before
+ * anything is computed. */
 gboolean cl_cli_parse_options(const char *command, const char *parameter_string, const char *summary,
 							  GOptionEntry *entries, int argc, char **argv, char ***positional, GError **error);
+
+/* The one rule for numeric option values: TEXT of OPTION must be a whole
+ * number in [min, max] (resp. a finite number in [min, max], above min when
+ * min_excluded), else an error naming the option (exit status 2). A NULL
+ * text (option not given) leaves *out as it is. */
+gboolean cl_cli_whole_option(const char *option, const char *text, gint64 min, gint64 max, int *out, GError **error);
+gboolean cl_cli_whole_option64(const char *option, const char *text, gint64 min, gint64 max, gint64 *out,
+							   GError **error);
+gboolean cl_cli_real_option(const char *option, const char *text, double min, gboolean min_excluded, double max,
+							double *out, GError **error);
+
+/* The hint after a run that stopped at its memory budget. */
+void cl_cli_memory_note(void);
 
 /* Checks that the arguments left after the options are exactly one SCENE. */
 gboolean cl_cli_one_scene(const char *command, char **positional, GError **error);
@@ -24,21 +58,12 @@ gboolean cl_cli_one_scene(const char *command, char **positional, GError **error
 /* If error is set: reports it like cl_cli_fail with status, and frees it. */
 void cl_cli_report(GError *error, int status);
 
-/* A progress line on stderr ("\r12/40 cells"), only on a terminal and at
- * most every 0.1 s (and at the end). */
-typedef struct ClCliProgress {
-	gboolean show;
-	gint64 last;
-} ClCliProgress;
-
-ClCliProgress cl_cli_progress_new(void);
-void cl_cli_progress_update(ClCliProgress *progress, int done, int total, const char *unit);
-
 /* The preset ids, sorted, comma-separated (free with g_free). */
 char *cl_cli_preset_list(void);
 
 /* SCENE is a file path or a preset id; the settings (--set) are applied and
- * the result validated. */
+ * the result validated. The file it reads must not be an output (see
+ * cl_cli_parse_options). */
 ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);
 
 /* Backend ids from repeated and/or comma-separated --backend options; all
@@ -69,6 +94,9 @@ typedef struct ClCliFigureFiles {
 /* Checks, before anything is computed or written, that a FILE with an
  * extension has its option's and that --dpi is sensible. */
 gboolean cl_cli_figure_files_check(const ClCliFigureFiles *files, GError **error);
+/* --width and --height PT (NULL: not given, *width and *height kept). */
+gboolean cl_cli_figure_size_options(const char *width_text, const char *height_text, double *width, double *height,
+									GError **error);
 gboolean cl_cli_figure_files_wanted(const ClCliFigureFiles *files);
 
 /* Writes the figure, width × height points, to every file asked for. */
@@ -82,6 +110,7 @@ void cl_cli_figure_files_clear(ClCliFigureFiles *files);
  * free with cl_cli_sampling_clear. */
 typedef struct ClCliSampling {
 	char *sigma;
+	char *samples_text, *seed_text; /* as given, read by cl_cli_sampling_check */
 	int samples;  /* −1 when not given */
 	gint64 seed;  /* −1 when not given */
 } ClCliSampling;
@@ -93,11 +122,11 @@ typedef struct ClCliSampling {
 #define CL_CLI_SAMPLING_OPTIONS(o)                                                                                 \
 	{"sigma", 0, 0, G_OPTION_ARG_STRING, &(o).sigma,                                                               \
 	 "Noise scale of the smoothing, in each parameter's unit (one for all, or one per parameter)", "S[,S...]"},   \
-		{"samples", 0, 0, G_OPTION_ARG_INT, &(o).samples, "Samples N of the smoothing (default 100)", "N"},          \
-		{"seed", 0, 0, G_OPTION_ARG_INT64, &(o).seed, "Seed of the smoothing's samples (default 1)", "K"}
+		{"samples", 0, 0, G_OPTION_ARG_STRING, &(o).samples_text, "Samples N of the smoothing (default 100)", "N"},  \
+		{"seed", 0, 0, G_OPTION_ARG_STRING, &(o).seed_text, "Seed of the smoothing's samples (default 1)", "K"}
 
-/* Checks --samples (2 … 1000000) and --seed (≥ 0) if given. */
-gboolean cl_cli_sampling_check(const ClCliSampling *o, GError **error);
+/* Reads --samples (2 … 1000000) and --seed (≥ 0) if given (cl_cli_whole_option's rule). */
+gboolean cl_cli_sampling_check(ClCliSampling *o, GError **error);
 gboolean cl_cli_sampling_given(const ClCliSampling *o);
 /* --sigma as count positive numbers (one value is repeated). */
 gboolean cl_cli_sampling_sigma(const ClCliSampling *o, int count, double *sigma, GError **error);

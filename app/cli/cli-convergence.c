@@ -14,9 +14,7 @@ static void report_progress(int done, int total, int backend_slot, int step_inde
 	(void)backend_slot;
 	(void)step_index;
 	(void)user;
-	fprintf(stderr, "\rcontactlab: convergence %d/%d", done, total);
-	if (done == total)
-		fputc('\n', stderr);
+	cl_cli_progress("convergence: points", done, total);
 }
 
 /* The table printed when no file is asked for: one row per step count. */
@@ -79,8 +77,7 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 		status = CL_EXIT_OK;
 		goto out;
 	}
-	if (!(run = cl_convergence_run_new(scene, parameter, steps, backends, isatty(2) ? report_progress : NULL, NULL,
-									   NULL, &error)))
+	if (!(run = cl_convergence_run_new(scene, parameter, steps, backends, report_progress, NULL, NULL, &error)))
 		goto out;
 	status = CL_EXIT_OK;
 	for (guint b = 0; b < backends->len; b++)
@@ -89,9 +86,11 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 			if (p->status != CL_STATUS_OK) {
 				/* cl_convergence leaves NaN where the run stopped; warnings keep a value */
 				gboolean failed = !isfinite(p->value);
-				fprintf(stderr, "contactlab: %s%s at N = %d: %s\n", failed ? "" : "warning: ",
-						cl_backend_info(g_array_index(backends, int, b))->id, g_array_index(steps, int, k),
-						cl_status_name(p->status));
+				cl_cli_message("%s%s at N = %d: %s", failed ? "" : "warning: ",
+							cl_backend_info(g_array_index(backends, int, b))->id, g_array_index(steps, int, k),
+							cl_status_name(p->status));
+				if (p->status == CL_STATUS_MEMORY_LIMIT)
+					cl_cli_memory_note();
 				if (failed)
 					status = CL_EXIT_FAILED;
 			}

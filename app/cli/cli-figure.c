@@ -10,11 +10,12 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 {
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	double width = 0, height = 0;
+	char *width_text = NULL, *height_text = NULL;
 	gboolean dark = FALSE;
 	GOptionEntry entries[] = {
 		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
-		{"width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Figure width in points", "PT"},
-		{"height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Figure height in points", "PT"},
+		{"width", 0, 0, G_OPTION_ARG_STRING, &width_text, "Figure width in points", "PT"},
+		{"height", 0, 0, G_OPTION_ARG_STRING, &height_text, "Figure height in points", "PT"},
 		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL},
 		G_OPTION_ENTRY_NULL,
 	};
@@ -38,7 +39,8 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "figure: give --png, --svg and/or --pdf FILE");
 		goto out;
 	}
-	if (!cl_cli_figure_files_check(&figures, &error))
+	if (!cl_cli_figure_files_check(&figures, &error) ||
+		!cl_cli_figure_size_options(width_text, height_text, &width, &height, &error))
 		goto out;
 	if (check_only) {
 		status = CL_EXIT_OK;
@@ -48,7 +50,7 @@ int cl_cmd_figure(int argc, char **argv, gboolean check_only)
 	gint64 start = g_get_monotonic_time();
 	if (!(figure = cl_figure_paper(which[0] - '0', &error)))
 		goto out;
-	fprintf(stderr, "contactlab: figure %s computed in %.1f s\n", which, (g_get_monotonic_time() - start) * 1e-6);
+	cl_cli_message("figure %s computed in %.1f s", which, (g_get_monotonic_time() - start) * 1e-6);
 	if (dark)
 		cl_plot_figure_set_theme(figure, CL_PLOT_THEME_DARK);
 	double w = width > 0 ? width : CL_FIGURE_WIDTH, h = height > 0 ? height : CL_FIGURE_HEIGHT;
@@ -64,6 +66,8 @@ out:
 	}
 	cl_plot_figure_free(figure);
 	g_strfreev(positional);
+	g_free(width_text);
+	g_free(height_text);
 	cl_cli_figure_files_clear(&figures);
 	return status;
 }

@@ -76,6 +76,7 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	ClGradientRow *rows = g_new0(ClGradientRow, backends->len);
 	status = CL_EXIT_OK;
 	for (guint b = 0; b < backends->len; b++) {
+		cl_cli_progress("gradients: backends", (int)b, (int)backends->len);
 		cl_gradient_row_compute(&rows[b], scene, g_array_index(backends, int, b), params, count, fd);
 		if (!rows[b].complete)
 			status = CL_EXIT_FAILED;

@@ -66,7 +66,8 @@ static void on_progress(int done, int total, int slot, int ix, int iy, void *use
 	(void)slot;
 	(void)ix;
 	(void)iy;
-	cl_cli_progress_update(user, done, total, "cells");
+	(void)user;
+	cl_cli_progress("heatmap: cells", done, total);
 }
 
 /* Reports the cells each backend could not compute, one line per backend. */
@@ -82,8 +83,10 @@ static void report_failures(const ClSweepDef *def, const ClSweepCell *cells)
 			if (counts[c])
 				g_string_append_printf(line, "%s%d %s", line->len ? ", " : "", counts[c], cl_status_name(c));
 		if (line->len)
-			fprintf(stderr, "contactlab: note: %s: %s of %zu cells\n", cl_backend_info(def->backends[b])->id,
-					line->str, per_backend);
+			cl_cli_message("note: %s: %s of %zu cells", cl_backend_info(def->backends[b])->id, line->str,
+						   per_backend);
+		if (counts[CL_STATUS_MEMORY_LIMIT])
+			cl_cli_memory_note();
 		g_string_free(line, TRUE);
 	}
 }
@@ -95,6 +98,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	int threads = 0;
 	double width = 0, height = 0;
+	char *threads_text = NULL, *width_text = NULL, *height_text = NULL;
 	gboolean dark = FALSE, antithetic = FALSE;
 	ClCliSampling sampling = CL_CLI_SAMPLING_INIT;
 	GOptionEntry entries[] = {
@@ -107,11 +111,11 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		 "Q"},
 		CL_CLI_SAMPLING_OPTIONS(sampling),
 		{"antithetic", 0, 0, G_OPTION_ARG_NONE, &antithetic, "Smoothing samples in pairs ±w", NULL},
-		{"threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N"},
+		{"threads", 'j', 0, G_OPTION_ARG_STRING, &threads_text, "Worker threads (default: one per core)", "N"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write x,y,backend,quantity,value here (- for stdout)", "FILE"},
 		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
-		{"width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Figure width in points (default: from the grid)", "PT"},
-		{"height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Figure height in points", "PT"},
+		{"width", 0, 0, G_OPTION_ARG_STRING, &width_text, "Figure width in points (default: from the grid)", "PT"},
+		{"height", 0, 0, G_OPTION_ARG_STRING, &height_text, "Figure height in points", "PT"},
 		{"dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark theme", NULL},
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
 		G_OPTION_ENTRY_NULL,
@@ -158,10 +162,9 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 					quantity_name);
 		goto out;
 	}
-	if (threads < 0 || threads > 64) {
-		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--threads %d: expected 1 to 64", threads);
+	if (!cl_cli_whole_option("--threads", threads_text, 1, 64, &threads, &error) ||
+		!cl_cli_figure_size_options(width_text, height_text, &width, &height, &error))
 		goto out;
-	}
 	if (!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
@@ -203,10 +206,11 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	}
 	def.backends = (const int *)backends->data;
 	def.backend_count = (int)backends->len;
-	ClCliProgress progress = cl_cli_progress_new();
 	def.progress = on_progress;
-	def.user = &progress;
-	cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));
+	if (!(cells = g_try_new(ClSweepCell, cl_sweep_cell_count(&def)))) {
+		status = cl_cli_fail(CL_EXIT_FAILED, "heatmap: out of memory for %zu cells", cl_sweep_cell_count(&def));
+		goto out;
+	}
 	ClStatus sweep_status;
 	gint64 start = g_get_monotonic_time();
 	if (!cl_sweep(scene, &def, cells, &sweep_status)) {
@@ -214,9 +218,9 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	double seconds = (g_get_monotonic_time() - start) * 1e-6;
-	fprintf(stderr, "contactlab: %d × %d cells × %d backends%s in %.2f s on %d thread%s\n", def.x.count, def.y.count,
-			def.backend_count, def.smoothing.samples ? " (smoothed)" : "", seconds, def.threads,
-			def.threads == 1 ? "" : "s");
+	cl_cli_message("%d × %d cells × %d backends%s in %.2f s on %d thread%s", def.x.count, def.y.count,
+				   def.backend_count, def.smoothing.samples ? " (smoothed)" : "", seconds, def.threads,
+				   def.threads == 1 ? "" : "s");
 	report_failures(&def, cells);
 	status = CL_EXIT_OK;
 	if (csv || !cl_cli_figure_files_wanted(&figures)) {
@@ -258,6 +262,9 @@ out:
 	g_free(x_spec);
 	g_free(y_spec);
 	g_free(quantity_name);
+	g_free(threads_text);
+	g_free(width_text);
+	g_free(height_text);
 	g_free(csv);
 	cl_cli_figure_files_clear(&figures);
 	cl_cli_sampling_clear(&sampling);

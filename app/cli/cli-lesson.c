@@ -170,7 +170,7 @@ static int lesson_show(int argc, char **argv, gboolean check_only)
 			put_step_text(out, lesson, i, r);
 		if (csv)
 			for (guint k = 0; k < r->problems->len; k++)
-				fprintf(stderr, "contactlab: step %u: %s\n", i + 1, (const char *)g_ptr_array_index(r->problems, k));
+				cl_cli_message("step %u: %s", i + 1, (const char *)g_ptr_array_index(r->problems, k));
 		cl_lesson_result_free(r);
 	}
 	cl_write_output("-", out, NULL);
@@ -223,7 +223,7 @@ static int lesson_export(int argc, char **argv, gboolean check_only)
 	if (cl_lesson_export(lesson, pdf, dir, problems, NULL, NULL, NULL, &error)) {
 		status = problems->len ? CL_EXIT_FAILED : CL_EXIT_OK;
 		for (guint i = 0; i < problems->len; i++)
-			fprintf(stderr, "contactlab: %s\n", (const char *)g_ptr_array_index(problems, i));
+			cl_cli_message("%s", (const char *)g_ptr_array_index(problems, i));
 		printf("%s: %u pages\n", pdf, lesson->steps->len + 1);
 	}
 	g_ptr_array_free(problems, TRUE);
@@ -249,6 +249,16 @@ int cl_cmd_lesson(int argc, char **argv, gboolean check_only)
 		for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
 			if (strcmp(argv[1], subcommands[i].name) == 0)
 				return subcommands[i].run(argc - 1, argv + 1, check_only);
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
+		if (!check_only)
+			printf("Usage:\n"
+				   "  contactlab lesson list                                 the shipped lessons\n"
+				   "  contactlab lesson show LESSON [--step K] [--format text|csv]\n"
+				   "                                                         a lesson's texts, numbers computed\n"
+				   "  contactlab lesson export LESSON --pdf FILE [--dir DIR] its handout\n\n"
+				   "LESSON is a shipped lesson's id or a lesson file; each subcommand takes --help.\n");
+		return CL_EXIT_OK;
+	}
 	return cl_cli_fail(CL_EXIT_BAD_INPUT, "lesson: expected list, show LESSON or export LESSON --pdf FILE%s%s",
 					   argc >= 2 ? ", not " : "", argc >= 2 ? argv[1] : "");
 }

@@ -128,7 +128,7 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	}
 	if (result.status.code != CL_STATUS_OK) {
 		char *text = cl_status_text(&result.status);
-		fprintf(stderr, "contactlab: warning: %s: %s\n", id, text);
+		cl_cli_message("warning: %s: %s", id, text);
 		g_free(text);
 	}
 	ClScene *final = cl_scene_copy(scene);
@@ -220,14 +220,14 @@ out:
 
 int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL, *gradient = NULL;
-	int iterations = -1;
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL, *iters_text = NULL;
+	char *gradient = NULL;
 	ClCliSampling sampling = CL_CLI_SAMPLING_INIT;
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
 		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
-		{"iters", 0, 0, G_OPTION_ARG_INT, &iterations, "Iterations (default: the scene's)", "N"},
+		{"iters", 0, 0, G_OPTION_ARG_STRING, &iters_text, "Iterations (default: the scene's)", "N"},
 		{"gradient", 0, 0, G_OPTION_ARG_STRING, &gradient,
 		 "Descend along the adjoint or a smoothed estimate (default: the scene's optimize.gradient)",
 		 "adjoint|zobg|fobg|aobg"},
@@ -266,24 +266,9 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 	if (!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	ClOptimizeDef def = scene->optimize;
-	if (lr_text) {
-		char *end;
-		double lr = g_ascii_strtod(lr_text, &end);
-		if (*end || !lr_text[0] || !isfinite(lr) || lr <= 0) {
-			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--lr %s: expected a positive number",
-						lr_text);
-			goto out;
-		}
-		def.learning_rate = lr;
-	}
-	if (iterations != -1) {
-		if (iterations < 0 || iterations > 1000000) {
-			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--iters %d: expected 0 … 1000000",
-						iterations);
-			goto out;
-		}
-		def.iterations = iterations;
-	}
+	if (!cl_cli_real_option("--lr", lr_text, 0, TRUE, 1e9, &def.learning_rate, &error) ||
+		!cl_cli_whole_option("--iters", iters_text, 0, 1000000, &def.iterations, &error))
+		goto out;
 	if (gradient) {
 		static const char *const estimators[] = {"adjoint", "zobg", "fobg", "aobg", NULL};
 		if (!cl_cli_check_choice("--gradient", gradient, estimators, &error))
@@ -329,6 +314,7 @@ out:
 	g_free(csv);
 	g_free(controls);
 	g_free(lr_text);
+	g_free(iters_text);
 	g_free(gradient);
 	cl_cli_sampling_clear(&sampling);
 	cl_cli_figure_files_clear(&figures);

@@ -109,7 +109,7 @@ int cl_cmd_reproduce(int argc, char **argv, gboolean check_only)
 		}
 	cl_write_output("-", text, NULL);
 	g_string_free(text, TRUE);
-	fprintf(stderr, "contactlab: %d of %d judged rows within tolerance\n", passed, judged);
+	cl_cli_message("%d of %d judged rows within tolerance", passed, judged);
 	status = passed == judged ? CL_EXIT_OK : CL_EXIT_FAILED;
 out:
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);

@@ -4,8 +4,6 @@
 #include "numbers.h"
 #include "scene-figure.h"
 
-#include <stdio.h>
-
 int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL;
@@ -41,31 +39,72 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 	status = CL_EXIT_OK;
 	if (check_only)
 		goto out;
+	gboolean figure = cl_cli_figure_files_wanted(&figures);
+	GError *write_error = NULL;
+	ClOutput *output = NULL;
+	if ((csv || !figure) && !(output = cl_output_open(csv ? csv : "-", &write_error))) {
+		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
+		g_clear_error(&write_error);
+		goto out;
+	}
+	/* the figure is the canvas's drawing of the window's Run data, which keeps
+	 * every backend's trajectory (they share the budget); without one the CSV
+	 * is written as each run ends: a long run's need not fit in memory */
+	if (figure) {
+		scene->memory_budget /= backends->len;
+		data = cl_run_data_new(scene, (const int *)backends->data, (int)backends->len, NULL, 0);
+	}
 	GString *text = g_string_new(CL_TRAJECTORY_CSV_HEADER);
-	/* the window's Run data, trajectories only: the figure is the canvas's drawing of it */
-	data = cl_run_data_new(scene, (const int *)backends->data, (int)backends->len, NULL, 0);
-	for (int k = 0; k < data->backend_count; k++) {
-		cl_run_data_compute_backend(data, scene, k);
-		const ClRunBackend *run = &data->backends[k];
-		if (run->row.status.code != CL_STATUS_OK) {
-			char *reason = cl_status_text(&run->row.status);
-			gboolean fatal = run->steps_done < scene->steps;
-			fprintf(stderr, "contactlab: %s%s: %s\n", fatal ? "" : "warning: ", cl_backend_info(run->backend)->id,
-					reason);
+	gboolean complete = TRUE;
+	for (guint k = 0; k < backends->len; k++) {
+		int backend = g_array_index(backends, int, k);
+		cl_cli_progress("simulate: backends", (int)k, (int)backends->len);
+		ClRollout *rollout = NULL;
+		const ClStatus *run_status;
+		const double *states;
+		int steps_done;
+		if (data) {
+			cl_run_data_compute_backend(data, scene, (int)k);
+			const ClRunBackend *run = &data->backends[k];
+			run_status = &run->row.status;
+			states = run->states;
+			steps_done = run->steps_done;
+		} else {
+			if (!(rollout = cl_rollout_new(scene, backend))) {
+				status = cl_cli_fail(CL_EXIT_FAILED, "%s: out of memory", cl_backend_info(backend)->id);
+				complete = FALSE;
+				break;
+			}
+			cl_rollout_run(rollout, NULL, NULL, false);
+			run_status = cl_rollout_status(rollout);
+			states = cl_rollout_states(rollout);
+			steps_done = cl_rollout_steps_done(rollout);
+		}
+		if (run_status->code != CL_STATUS_OK) {
+			char *reason = cl_status_text(run_status);
+			gboolean fatal = steps_done < scene->steps;
+			cl_cli_message("%s%s: %s", fatal ? "" : "warning: ", cl_backend_info(backend)->id, reason);
 			g_free(reason);
 			if (fatal)
 				status = CL_EXIT_FAILED;
 		}
-		cl_trajectory_csv_append(text, scene, run->backend, run->states, run->steps_done);
+		if (output && !write_error)
+			cl_trajectory_csv_write(text, output, scene, backend, states, steps_done, &write_error);
+		cl_rollout_free(rollout);
 	}
-	cl_run_data_set_ready(data);
-	GError *write_error = NULL;
-	if ((csv || !cl_cli_figure_files_wanted(&figures)) && !cl_write_output(csv ? csv : "-", text, &write_error)) {
+	if (output) {
+		if (!write_error && cl_output_write(output, text, &write_error))
+			cl_output_close(output, &write_error);
+		else
+			cl_output_abort(output);
+	}
+	if (write_error) {
 		status = cl_cli_fail(CL_EXIT_FAILED, "%s", write_error->message);
 		g_clear_error(&write_error);
 	}
 	g_string_free(text, TRUE);
-	if (cl_cli_figure_files_wanted(&figures)) {
+	if (data && complete) {
+		cl_run_data_set_ready(data);
 		ClPlotFigure *plot = cl_scene_figure_new(scene, data);
 		if (dark)
 			cl_plot_figure_set_theme(plot, CL_PLOT_THEME_DARK);

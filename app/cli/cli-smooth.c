@@ -293,7 +293,8 @@ static GString *terms_csv(const Request *rq)
 
 static void on_progress(int done, int total, void *user)
 {
-	cl_cli_progress_update(user, done, total, "runs");
+	(void)user;
+	cl_cli_progress("smooth: runs", done, total);
 }
 
 int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
@@ -410,9 +411,7 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	def->backends = (const int *)backends->data;
 	def->backend_count = (int)backends->len;
 	def->threads = threads ? threads : (int)g_get_num_processors();
-	ClCliProgress progress = cl_cli_progress_new();
 	def->progress = on_progress;
-	def->user = &progress;
 	rq.quadrature = quadrature;
 	for (guint k = 0; k < backends->len; k++)
 		rq.has_exact |= g_array_index(backends, int, k) == cl_backend_reference();
@@ -424,9 +423,9 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	double seconds = (double)(g_get_monotonic_time() - start) * 1e-6;
-	fprintf(stderr, "contactlab: %d backend%s × %d runs in %.2f s on %d thread%s (%.0f samples/s)\n",
-			def->backend_count, def->backend_count == 1 ? "" : "s", samples + 1, seconds, def->threads,
-			def->threads == 1 ? "" : "s", seconds > 0 ? def->backend_count * (samples + 1) / seconds : 0.0);
+	cl_cli_message("%d backend%s × %d runs in %.2f s on %d thread%s (%.0f samples/s)", def->backend_count,
+				   def->backend_count == 1 ? "" : "s", samples + 1, seconds, def->threads, def->threads == 1 ? "" : "s",
+				   seconds > 0 ? def->backend_count * (samples + 1) / seconds : 0.0);
 	if (quadrature) {
 		rq.quad = g_new0(ClSmoothQuadrature, backends->len);
 		if (!cl_smooth_quadrature(scene, def, 0, rq.quad, &smooth_status)) {
@@ -440,20 +439,18 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 		const char *id = cl_backend_info(r->backend)->id;
 		if (!isfinite(r->loss)) {
 			char *text = cl_status_text(&r->status);
-			fprintf(stderr, "contactlab: %s: the run at θ failed: %s\n", id, text);
+			cl_cli_message("%s: the run at θ failed: %s", id, text);
 			g_free(text);
 			status = CL_EXIT_FAILED;
 		}
 		if (r->not_ok) {
 			char *text = cl_status_text(&r->first_problem);
-			fprintf(stderr,
-					"contactlab: note: %s: %d of %d sample runs not ok (ZoBG uses %d terms, FoBG %d); the first: %s\n", id,
-					r->not_ok, samples, r->zobg_terms, r->fobg_terms, text);
+			cl_cli_message("note: %s: %d of %d sample runs not ok (ZoBG uses %d terms, FoBG %d); the first: %s", id,
+						   r->not_ok, samples, r->zobg_terms, r->fobg_terms, text);
 			g_free(text);
 		}
 		if (quadrature && rq.quad[s].failed)
-			fprintf(stderr, "contactlab: note: %s: %d quadrature points without a finite loss\n", id,
-					rq.quad[s].failed);
+			cl_cli_message("note: %s: %d quadrature points without a finite loss", id, rq.quad[s].failed);
 	}
 	GString *text = g_string_new(NULL);
 	if (!format || strcmp(format, "table") == 0)

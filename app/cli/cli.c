@@ -85,8 +85,12 @@ static int dispatch(int argc, char **argv, gboolean check_only)
 		return CL_EXIT_OK;
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-		if (strcmp(name, commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1, check_only);
+		if (strcmp(name, commands[i].name) == 0) {
+			if (check_only)
+				return commands[i].run(argc - 1, argv + 1, TRUE);
+			cl_cli_session_begin(name);
+			return cl_cli_session_end(commands[i].run(argc - 1, argv + 1, FALSE));
+		}
 	cl_cli_fail(CL_EXIT_BAD_INPUT, "unknown command \"%s\"", name);
 	print_usage(stderr);
 	return CL_EXIT_BAD_INPUT;

@@ -4,6 +4,7 @@
 #include "lesson-file.h"
 
 #include "json-read.h"
+#include "machine.h"
 #include "numbers.h"
 #include "scene-file.h"
 
@@ -73,18 +74,6 @@ static gboolean read_text(ClJsonReader *rd, JsonNode *node, const char *path, ch
 	if (!s[0])
 		return cl_json_fail(rd, path, "must not be empty");
 	*out = g_strdup(s);
-	return TRUE;
-}
-
-static gboolean read_integer(ClJsonReader *rd, JsonNode *node, const char *path, int min, int max, int *out)
-{
-	double x;
-	if (!cl_json_read_number(rd, node, path, &x))
-		return FALSE;
-	if (x != floor(x) || x < min || x > max)
-		return cl_json_fail(rd, path, "must be a whole number from %d to %d (got %s)", min, max,
-							cl_format_number(x).text);
-	*out = (int)x;
 	return TRUE;
 }
 
@@ -167,15 +156,13 @@ static gboolean read_scene(ClJsonReader *rd, JsonObject *step_object, const char
 	if (ok && JSON_NODE_HOLDS_OBJECT(node)) {
 		/* inline: the scene loader's messages, prefixed with where the scene sits */
 		char *where = g_strdup_printf("%s: %s", rd->file, p);
-		char *json = json_to_string(node, FALSE);
 		GError *error = NULL;
-		step->scene = cl_scene_file_parse(json, -1, where, &error);
+		step->scene = cl_scene_file_read_node(node, rd->document, where, &error);
 		if (!step->scene) {
 			g_set_error_literal(rd->error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_INVALID, error->message);
 			g_error_free(error);
 			ok = FALSE;
 		}
-		g_free(json);
 		g_free(where);
 	} else if (ok) {
 		const char *id = NULL;
@@ -298,7 +285,7 @@ static gboolean read_axis(ClJsonReader *rd, JsonObject *view, const char *path, 
 		pp[i] = cl_json_child_path(ap, names[i]);
 	ok = ok && read_parameter(rd, parts[0], pp[0], scene, axis->parameter) &&
 		 cl_json_read_number(rd, parts[1], pp[1], &axis->min) && cl_json_read_number(rd, parts[2], pp[2], &axis->max) &&
-		 read_integer(rd, parts[3], pp[3], 1, LESSON_AXIS_MAX, &axis->count);
+		 cl_json_read_integer(rd, parts[3], pp[3], 1, LESSON_AXIS_MAX, &axis->count);
 	if (ok && !(axis->max > axis->min))
 		ok = cl_json_fail(rd, pp[2], "must be greater than min");
 	for (int i = 0; i < 4; i++)
@@ -405,7 +392,7 @@ static gboolean read_view(ClJsonReader *rd, JsonObject *step_object, const char 
 		g_free(p);
 	}
 	if (ok && FIELD("iterations")) {
-		ok = read_integer(rd, n, p, 1, LESSON_ITERATIONS_MAX, &v->iterations);
+		ok = cl_json_read_integer(rd, n, p, 1, LESSON_ITERATIONS_MAX, &v->iterations);
 		g_free(p);
 	}
 	if (ok && FIELD("learning_rate")) {
@@ -433,7 +420,7 @@ static gboolean read_view(ClJsonReader *rd, JsonObject *step_object, const char 
 		for (guint i = 0; ok && i < json_array_get_length(a); i++) {
 			char *ip = g_strdup_printf("%s[%u]", p, i);
 			int steps;
-			ok = read_integer(rd, json_array_get_element(a, i), ip, 1, 1000000, &steps);
+			ok = cl_json_read_integer(rd, json_array_get_element(a, i), ip, 1, 1000000, &steps);
 			ClParam param;
 			cl_param_parse(scene, v->parameter, &param, NULL, 0);
 			if (ok && param.target == CL_PARAM_CONTROL && param.step >= steps)
@@ -521,12 +508,12 @@ static gboolean read_smoothing(ClJsonReader *rd, JsonObject *step_object, const 
 	JsonNode *n;
 #define FIELD(key) ((n = json_object_get_member(o, key)) ? (p = cl_json_child_path(sp, key)) : NULL)
 	if (ok && FIELD("samples")) {
-		ok = read_integer(rd, n, p, 2, 1000000, &sm->samples);
+		ok = cl_json_read_integer(rd, n, p, 2, 1000000, &sm->samples);
 		g_free(p);
 	}
 	if (ok && FIELD("seed")) {
 		int seed = 0;
-		ok = read_integer(rd, n, p, 0, G_MAXINT, &seed);
+		ok = cl_json_read_integer(rd, n, p, 0, G_MAXINT, &seed);
 		sm->seed = (guint64)seed;
 		g_free(p);
 	}
@@ -761,15 +748,22 @@ static gboolean parse_cite(const ClLessonStep *step, const char *source, ClCite 
 			*reason = g_strdup("learning values need a learning view (or a heatmap with paths)");
 			goto out;
 		}
-		int k = -1, consumed = 0;
-		if (sscanf(arg, "loss[%d]%n", &k, &consumed) == 1 && arg[consumed] == '\0') {
-			if (k < 0 || k >= v->iterations) {
-				*reason = g_strdup_printf("loss[%d]: the view runs %d iterations (0 … %d)", k, v->iterations,
-										  v->iterations - 1);
+		gsize len = strlen(arg);
+		if (g_str_has_prefix(arg, "loss[") && len > 6 && arg[len - 1] == ']') {
+			char *index = g_strndup(arg + 5, len - 6);
+			guint64 k = 0;
+			gboolean number = g_ascii_string_to_unsigned(index, 10, 0, G_MAXUINT64, &k, NULL);
+			if (!number || k >= (guint64)v->iterations) {
+				*reason = number ? g_strdup_printf("loss[%s]: the view runs %d iterations (0 … %d)", index,
+												   v->iterations, v->iterations - 1)
+								 : g_strdup_printf("loss[%s]: K must be a whole number from 0 to %d", index,
+												   v->iterations - 1);
+				g_free(index);
 				goto out;
 			}
+			g_free(index);
 			cite->kind = CL_CITE_LEARNING_LOSS;
-			cite->index = k;
+			cite->index = (int)k;
 		} else if (strcmp(arg, "final") == 0) {
 			cite->kind = CL_CITE_LEARNING_FINAL;
 		} else if (strcmp(arg, "exact-loss") == 0) {
@@ -789,16 +783,17 @@ static gboolean parse_cite(const ClLessonStep *step, const char *source, ClCite 
 			*reason = g_strdup("convergence values need a convergence view");
 			goto out;
 		}
-		int n = atoi(arg);
+		guint64 n = 0;
 		gboolean listed = FALSE;
-		for (guint i = 0; i < v->steps->len; i++)
-			listed = listed || g_array_index(v->steps, int, i) == n;
+		if (g_ascii_string_to_unsigned(arg, 10, 1, CL_MAX_STEPS, &n, NULL))
+			for (guint i = 0; i < v->steps->len; i++)
+				listed = listed || g_array_index(v->steps, int, i) == (int)n;
 		if (!listed) {
 			*reason = g_strdup_printf("%s is not one of the view's step counts", arg);
 			goto out;
 		}
 		cite->kind = CL_CITE_CONVERGENCE;
-		cite->index = n;
+		cite->index = (int)n;
 	}
 	ok = TRUE;
 out:
@@ -921,7 +916,7 @@ static gboolean read_lesson(ClJsonReader *rd, JsonNode *root, ClLesson *lesson)
 	gboolean failed = FALSE;
 	JsonNode *version = cl_json_member(rd, o, "", "contactlab_lesson", TRUE, &failed);
 	int v = 0;
-	if (failed || !read_integer(rd, version, "contactlab_lesson", 1, 1000, &v))
+	if (failed || !cl_json_read_integer(rd, version, "contactlab_lesson", 1, 1000, &v))
 		return FALSE;
 	if (v != 1)
 		return cl_json_fail(rd, "contactlab_lesson", "version %d is newer than this ContactLab (it reads version 1)",
@@ -934,7 +929,7 @@ static gboolean read_lesson(ClJsonReader *rd, JsonNode *root, ClLesson *lesson)
 			return cl_json_fail(rd, "id", "\"%s\": use lower-case letters, digits and '-'", lesson->id);
 	JsonNode *order = json_object_get_member(o, "order");
 	lesson->order = 1000;
-	if (order && !read_integer(rd, order, "order", 0, 1000000, &lesson->order))
+	if (order && !cl_json_read_integer(rd, order, "order", 0, 1000000, &lesson->order))
 		return FALSE;
 	JsonNode *title = cl_json_member(rd, o, "", "title", TRUE, &failed);
 	if (failed || !read_text(rd, title, "title", &lesson->title))
@@ -962,16 +957,16 @@ static gboolean read_lesson(ClJsonReader *rd, JsonNode *root, ClLesson *lesson)
 ClLesson *cl_lesson_file_parse(const char *data, gssize length, const char *filename, GError **error)
 {
 	const char *file = filename ? filename : "lesson";
-	JsonParser *parser =
+	ClJsonDocument *document =
 		cl_json_parse(data, length, file, "", CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_SYNTAX, error);
-	if (!parser)
+	if (!document)
 		return NULL;
 	ClLesson *lesson = g_new0(ClLesson, 1);
 	lesson->steps = g_ptr_array_new_with_free_func(step_free);
 	ClJsonReader rd = {.domain = CL_LESSON_FILE_ERROR, .code = CL_LESSON_FILE_ERROR_INVALID, .file = file,
-					   .error = error};
-	gboolean ok = read_lesson(&rd, json_parser_get_root(parser), lesson);
-	g_object_unref(parser);
+					   .error = error, .document = document};
+	gboolean ok = read_lesson(&rd, document->root, lesson);
+	cl_json_document_free(document);
 	if (!ok) {
 		cl_lesson_free(lesson);
 		return NULL;
@@ -983,12 +978,9 @@ ClLesson *cl_lesson_file_load(const char *path, GError **error)
 {
 	char *data = NULL;
 	gsize length = 0;
-	GError *io_error = NULL;
-	if (!g_file_get_contents(path, &data, &length, &io_error)) {
-		g_set_error(error, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_IO, "%s", io_error->message);
-		g_error_free(io_error);
+	if (!cl_input_file_read(path, CL_INPUT_FILE_MAX, &data, &length, CL_LESSON_FILE_ERROR, CL_LESSON_FILE_ERROR_IO,
+							error))
 		return NULL;
-	}
 	char *name = g_path_get_basename(path);
 	ClLesson *lesson = cl_lesson_file_parse(data, (gssize)length, name, error);
 	g_free(name);

@@ -129,7 +129,8 @@ void cl_csv_append_field(GString *out, const char *field)
 	g_string_append_c(out, '"');
 }
 
-void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done)
+gboolean cl_trajectory_csv_write(GString *out, ClOutput *output, const ClScene *scene, int backend,
+								 const double *states, int steps_done, GError **error)
 {
 	/* what repeats is written once: the ball fields, each step's start */
 	GString *balls = g_string_new(NULL), *step = g_string_new(NULL);
@@ -141,7 +142,8 @@ void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, c
 	const char *id = cl_backend_info(backend)->id;
 	int size = cl_state_size(scene);
 	double dt = cl_scene_dt(scene);
-	for (int n = 0; n <= steps_done; n++) {
+	gboolean ok = TRUE;
+	for (int n = 0; ok && n <= steps_done; n++) {
 		g_string_printf(step, "%s,%d,%s,", id, n, cl_format_number(n * dt).text);
 		const double *s = states + (gsize)n * (gsize)size;
 		for (int b = 0; b < scene->ball_count; b++, s += CL_BALL_STATE) {
@@ -154,10 +156,19 @@ void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, c
 			}
 			g_string_append_c(out, '\n');
 		}
+		/* a megabyte at a time into the output */
+		if (output && out->len > (1 << 20))
+			ok = cl_output_write(output, out, error);
 	}
 	g_free(ball_ends);
 	g_string_free(step, TRUE);
 	g_string_free(balls, TRUE);
+	return ok;
+}
+
+void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, const double *states, int steps_done)
+{
+	cl_trajectory_csv_write(out, NULL, scene, backend, states, steps_done, NULL);
 }
 
 char ***cl_csv_parse(const char *text)
@@ -216,35 +227,122 @@ void cl_csv_free(char ***rows)
 	g_free(rows);
 }
 
+struct ClOutput {
+	char *path;
+	ClAtomicFile *file; /* a regular file, replaced when the output closes */
+	FILE *direct;       /* stdout, a device or a FIFO: written as it comes */
+	gboolean is_stdout;
+};
+
+static int stdout_errno;
+
+int cl_stdout_errno(void)
+{
+	return stdout_errno;
+}
+
+static gboolean output_failed(ClOutput *out, int err, const char *reason, GError **error)
+{
+	if (out->is_stdout && !stdout_errno)
+		stdout_errno = err;
+	g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "%s: cannot write: %s",
+				out->is_stdout ? "stdout" : out->path, reason ? reason : g_strerror(err));
+	return FALSE;
+}
+
+static void output_free(ClOutput *out)
+{
+	g_free(out->path);
+	g_free(out);
+}
+
+ClOutput *cl_output_open(const char *path, GError **error)
+{
+	ClOutput *out = g_new0(ClOutput, 1);
+	out->path = g_strdup(path);
+	out->is_stdout = strcmp(path, "-") == 0;
+	GError *io_error = NULL;
+	if (out->is_stdout) {
+		out->direct = stdout;
+	} else if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		/* a device or FIFO (/dev/stdout): renaming over it would replace it */
+		if (!(out->direct = fopen(path, "wb"))) {
+			output_failed(out, errno, NULL, error);
+			output_free(out);
+			return NULL;
+		}
+	} else if (!(out->file = cl_atomic_file_new(path, &io_error))) {
+		/* an existing file is replaced whole or not at all, even by a kill */
+		output_failed(out, EIO, io_error->message, error);
+		g_error_free(io_error);
+		output_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static gboolean output_put(ClOutput *out, const char *data, gsize length, GError **error)
+{
+	if (out->file) {
+		GError *io_error = NULL;
+		if (cl_atomic_file_write(out->file, data, length, &io_error))
+			return TRUE;
+		output_failed(out, EIO, io_error->message, error);
+		g_error_free(io_error);
+		return FALSE;
+	}
+	errno = 0;
+	return fwrite(data, 1, length, out->direct) == length || output_failed(out, errno ? errno : EIO, NULL, error);
+}
+
+gboolean cl_output_write(ClOutput *out, GString *text, GError **error)
+{
+	gboolean ok = output_put(out, text->str, text->len, error);
+	g_string_truncate(text, 0);
+	return ok;
+}
+
+gboolean cl_output_close(ClOutput *out, GError **error)
+{
+	gboolean ok = TRUE;
+	GError *io_error = NULL;
+	if (out->file) {
+		if (!cl_atomic_file_commit(out->file, &io_error)) {
+			ok = output_failed(out, EIO, io_error->message, error);
+			g_error_free(io_error);
+		}
+	} else {
+		errno = 0;
+		if (out->is_stdout ? fflush(stdout) != 0 : fclose(out->direct) != 0)
+			ok = output_failed(out, errno ? errno : EIO, NULL, error);
+	}
+	output_free(out);
+	return ok;
+}
+
+void cl_output_abort(ClOutput *out)
+{
+	if (out->file)
+		cl_atomic_file_abort(out->file);
+	else if (!out->is_stdout)
+		fclose(out->direct);
+	output_free(out);
+}
+
 gboolean cl_write_file(const char *path, const char *data, gsize length, GError **error)
 {
-	GError *io_error = NULL;
-	gboolean ok;
-	if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-		/* a device or FIFO (/dev/stdout): renaming over it would replace it */
-		FILE *f = fopen(path, "wb");
-		ok = f && fwrite(data, 1, length, f) == length;
-		ok = (f && fclose(f) == 0) && ok;
-		if (!ok)
-			g_set_error(&io_error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s", g_strerror(errno));
-	} else {
-		/* an existing file is replaced whole or not at all, even by a kill */
-		ok = cl_atomic_file_replace(path, data, length, &io_error);
+	ClOutput *out = cl_output_open(path, error);
+	if (!out)
+		return FALSE;
+	if (!output_put(out, data, length, error)) {
+		cl_output_abort(out);
+		return FALSE;
 	}
-	if (!ok) {
-		g_set_error(error, G_FILE_ERROR, io_error->code, "%s: cannot write: %s", path, io_error->message);
-		g_error_free(io_error);
-	}
-	return ok;
+	return cl_output_close(out, error);
 }
 
 gboolean cl_write_output(const char *path, const GString *text, GError **error)
 {
-	if (strcmp(path, "-") == 0) {
-		fwrite(text->str, 1, text->len, stdout);
-		fflush(stdout);
-		return TRUE;
-	}
 	return cl_write_file(path, text->str, text->len, error);
 }
 
@@ -252,9 +350,14 @@ char *cl_status_text(const ClStatus *status)
 {
 	if (status->code == CL_STATUS_OK)
 		return g_strdup("ok");
+	/* how to raise the limit, which the engine does not know */
+	const char *hint = status->code == CL_STATUS_MEMORY_LIMIT && strstr(status->message, "memory budget")
+						   ? " (raise it with --memory-limit SIZE or CONTACTLAB_MEMORY_LIMIT)"
+						   : "";
 	if (status->step >= 0)
-		return g_strdup_printf("%s at step %d: %s", cl_status_name(status->code), status->step, status->message);
-	return g_strdup_printf("%s: %s", cl_status_name(status->code), status->message);
+		return g_strdup_printf("%s at step %d: %s%s", cl_status_name(status->code), status->step, status->message,
+							   hint);
+	return g_strdup_printf("%s: %s%s", cl_status_name(status->code), status->message, hint);
 }
 
 const char *cl_status_explanation(ClStatusCode code)
@@ -280,6 +383,8 @@ const char *cl_status_explanation(ClStatusCode code)
 		return "this backend cannot simulate this scene";
 	case CL_STATUS_IMPACT_LIMIT:
 		return "the impacts never end (a nearly inelastic cluster): the event-driven run was stopped";
+	case CL_STATUS_MEMORY_LIMIT:
+		return "the run needs more memory than its budget: it was stopped before the machine ran out";
 	case CL_STATUS_CANCELLED:
 		return "cancelled";
 	case CL_STATUS_COUNT:

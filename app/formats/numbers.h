@@ -35,12 +35,35 @@ void cl_trajectory_csv_append(GString *out, const ClScene *scene, int backend, c
 char ***cl_csv_parse(const char *text);
 void cl_csv_free(char ***rows);
 
-/* Writes text to path atomically, or to stdout when path is "-". */
-/* Replaces path atomically (or writes a device/FIFO directly); the error reads "PATH: cannot write: reason". */
+/* An output written in pieces, so that a large one needs no buffer of its
+ * size: "-" is stdout, a device or FIFO is written as it comes, a file is
+ * replaced atomically when the output closes (or handed to the open batch,
+ * plots/atomic-file.h). Errors read "PATH: cannot write: reason". */
+typedef struct ClOutput ClOutput;
+ClOutput *cl_output_open(const char *path, GError **error);
+/* Appends text and empties it. */
+gboolean cl_output_write(ClOutput *output, GString *text, GError **error);
+/* Completes the output and frees it. */
+gboolean cl_output_close(ClOutput *output, GError **error);
+/* Drops what a file output got (a device's stays written); frees it. */
+void cl_output_abort(ClOutput *output);
+
+/* cl_trajectory_csv_append, passing out to output (cl_output_write) each
+ * time it holds a megabyte, so that a long run's CSV needs no buffer of its
+ * size; FALSE on a write error. */
+gboolean cl_trajectory_csv_write(GString *out, ClOutput *output, const ClScene *scene, int backend,
+								 const double *states, int steps_done, GError **error);
+
+/* The errno of the first write to stdout through an output that failed, or 0. */
+int cl_stdout_errno(void);
+
+/* path := data through an output. */
 gboolean cl_write_file(const char *path, const char *data, gsize length, GError **error);
+/* cl_write_file, or stdout when path is "-" ("stdout: cannot write: reason"). */
 gboolean cl_write_output(const char *path, const GString *text, GError **error);
 
-/* "ok", or "NAME at step K: MESSAGE" (the status name, where and why). */
+/* "ok", or "NAME at step K: MESSAGE" (the status name, where and why; for
+ * a run stopped at its memory budget, how to raise it). */
 char *cl_status_text(const ClStatus *status);
 /* What a status means for the user's gradient, in one sentence ("" for ok). */
 const char *cl_status_explanation(ClStatusCode code);

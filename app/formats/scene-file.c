@@ -4,6 +4,7 @@
 #include "scene-file.h"
 
 #include "json-read.h"
+#include "machine.h"
 #include "numbers.h"
 
 #include <json-glib/json-glib.h>
@@ -29,21 +30,6 @@ static gboolean read_vec2(ClJsonReader *rd, JsonNode *node, const char *path, Cl
 			return FALSE;
 	}
 	*out = (ClVec2){v[0], v[1]};
-	return TRUE;
-}
-
-/* A whole number in [min, max]; max_reason explains the upper limit. */
-static gboolean read_integer(ClJsonReader *rd, JsonNode *node, const char *path, double min, double max, int *out)
-{
-	double x;
-	if (!cl_json_read_number(rd, node, path, &x))
-		return FALSE;
-	if (x != floor(x))
-		return cl_json_fail(rd, path, "must be a whole number (got %s)", cl_format_number(x).text);
-	if (x < min || x > max)
-		return cl_json_fail(rd, path, "%s is outside [%s, %s]", cl_format_number(x).text, cl_format_number(min).text,
-				   cl_format_number(max).text);
-	*out = (int)x;
 	return TRUE;
 }
 
@@ -114,7 +100,9 @@ static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNo
 	if (ok && json_array_get_length(a) != (guint)scene->steps)
 		ok = cl_json_fail(rd, p, "has %u entries but the scene has %d steps (one [ux, uy] per step)",
 						  json_array_get_length(a), scene->steps);
-	double *u = ok ? g_new(double, 2 * (size_t)scene->steps) : NULL;
+	double *u = ok ? g_try_new(double, 2 * (size_t)scene->steps) : NULL;
+	if (ok && !u)
+		ok = cl_json_fail(rd, p, "out of memory");
 	for (int n = 0; ok && n < scene->steps; n++) {
 		char *pn = g_strdup_printf("%s[%d]", p, n);
 		ClVec2 v;
@@ -123,8 +111,8 @@ static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNo
 		u[2 * n + 1] = v.y;
 		g_free(pn);
 	}
-	if (ok)
-		cl_scene_set_control_sequence(scene, index, u);
+	if (ok && !cl_scene_set_control_sequence(scene, index, u))
+		ok = cl_json_fail(rd, p, "out of memory");
 	g_free(u);
 	g_free(p);
 	return ok;
@@ -154,6 +142,8 @@ static gboolean read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 	if (!read_item(rd, node, path, keys, &object, ball_id))
 		return FALSE;
 	ClBall *ball = cl_scene_add_ball(scene, ball_id);
+	if (!ball)
+		return cl_json_fail(rd, path, "out of memory");
 	int index = scene->ball_count - 1;
 	if (!vec2_member(rd, object, path, "position", TRUE, &ball->position) ||
 		!vec2_member(rd, object, path, "velocity", FALSE, &ball->velocity) ||
@@ -177,6 +167,8 @@ static gboolean read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 	if (!read_item(rd, node, path, keys, &object, wall_id))
 		return FALSE;
 	ClWall *wall = cl_scene_add_wall(scene, wall_id);
+	if (!wall)
+		return cl_json_fail(rd, path, "out of memory");
 	if (!vec2_member(rd, object, path, "point", TRUE, &wall->point) ||
 		!vec2_member(rd, object, path, "normal", TRUE, &wall->normal))
 		return FALSE;
@@ -231,6 +223,8 @@ static gboolean read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 	if (!cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
 	ClLossTerm *term = cl_scene_add_loss(scene, (ClLossType)type);
+	if (!term)
+		return cl_json_fail(rd, path, "out of memory");
 	JsonNode *ball = cl_json_member(rd, object, path, "ball", TRUE, &failed);
 	if (failed)
 		return FALSE;
@@ -289,7 +283,7 @@ static gboolean read_estimator(ClJsonReader *rd, JsonObject *object, const char 
 	}
 	JsonNode *samples = json_object_get_member(object, "samples"), *seed = json_object_get_member(object, "seed");
 	char *p = cl_json_child_path(path, "samples");
-	ok = !samples || read_integer(rd, samples, p, 2, 1000000, &def->samples);
+	ok = !samples || cl_json_read_integer(rd, samples, p, 2, 1000000, &def->samples);
 	g_free(p);
 	double x = 0;
 	p = cl_json_child_path(path, "seed");
@@ -351,7 +345,7 @@ static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, 
 	JsonNode *iterations = json_object_get_member(object, "iterations");
 	if (iterations) {
 		p = cl_json_child_path(path, "iterations");
-		ok = read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
+		ok = cl_json_read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
 		g_free(p);
 		if (!ok)
 			return FALSE;
@@ -466,8 +460,9 @@ static gboolean read_backends(ClJsonReader *rd, ClScene *scene, JsonNode *node, 
 	return ok;
 }
 
+/* An array of at most max items (0: any number), each read by read_one. */
 static gboolean read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
-						  gboolean (*read_one)(ClJsonReader *, ClScene *, JsonNode *, const char *))
+						  guint max, gboolean (*read_one)(ClJsonReader *, ClScene *, JsonNode *, const char *))
 {
 	gboolean failed = FALSE;
 	JsonNode *node = cl_json_member(rd, root, "", key, required, &failed);
@@ -478,6 +473,8 @@ static gboolean read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, co
 	JsonArray *a = NULL;
 	if (!cl_json_read_array(rd, node, key, &a))
 		return FALSE;
+	if (max && json_array_get_length(a) > max) /* refused before it is read */
+		return cl_json_fail(rd, key, "%u %s, more than the limit of %u", json_array_get_length(a), key, max);
 	for (guint i = 0; i < json_array_get_length(a); i++) {
 		char *p = g_strdup_printf("%s[%u]", key, i);
 		gboolean ok = read_one(rd, scene, json_array_get_element(a, i), p);
@@ -510,15 +507,15 @@ static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node
 	if (!number_member(rd, root, "", "duration", TRUE, &scene->duration))
 		return FALSE;
 	JsonNode *steps = cl_json_member(rd, root, "", "steps", TRUE, &failed);
-	if (failed || !read_integer(rd, steps, "steps", 1, CL_MAX_STEPS, &scene->steps))
+	if (failed || !cl_json_read_integer(rd, steps, "steps", 1, CL_MAX_STEPS, &scene->steps))
 		return FALSE;
 	if (!vec2_member(rd, root, "", "gravity", FALSE, &scene->gravity) ||
 		!number_member(rd, root, "", "elasticity", FALSE, &scene->elasticity) ||
 		!number_member(rd, root, "", "friction", FALSE, &scene->friction))
 		return FALSE;
-	if (!read_list(rd, scene, root, "balls", TRUE, read_ball) ||
-		!read_list(rd, scene, root, "walls", FALSE, read_wall) ||
-		!read_list(rd, scene, root, "loss", FALSE, read_loss))
+	if (!read_list(rd, scene, root, "balls", TRUE, CL_MAX_BALLS, read_ball) ||
+		!read_list(rd, scene, root, "walls", FALSE, CL_MAX_WALLS, read_wall) ||
+		!read_list(rd, scene, root, "loss", FALSE, 0, read_loss))
 		return FALSE;
 	JsonNode *optimize = json_object_get_member(root, "optimize");
 	if (optimize && !read_optimize(rd, scene, optimize, "optimize"))
@@ -538,21 +535,27 @@ static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node
 	return TRUE;
 }
 
-ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
+ClScene *cl_scene_file_read_node(JsonNode *node, const ClJsonDocument *document, const char *where, GError **error)
 {
-	JsonParser *parser = cl_json_parse(data, length, filename ? filename : "scene", " (a scene needs 6)",
-									   CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, error);
-	if (!parser)
-		return NULL;
 	ClScene *scene = cl_scene_new();
-	ClJsonReader rd = {.domain = CL_SCENE_FILE_ERROR, .code = CL_SCENE_FILE_ERROR_INVALID, .file = filename,
-					   .error = error};
-	gboolean ok = read_scene(&rd, scene, json_parser_get_root(parser));
-	g_object_unref(parser);
-	if (!ok) {
+	scene->memory_budget = cl_memory_budget();
+	ClJsonReader rd = {.domain = CL_SCENE_FILE_ERROR, .code = CL_SCENE_FILE_ERROR_INVALID, .file = where,
+					   .error = error, .document = document};
+	if (!read_scene(&rd, scene, node)) {
 		cl_scene_free(scene);
 		return NULL;
 	}
+	return scene;
+}
+
+ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error)
+{
+	ClJsonDocument *document = cl_json_parse(data, length, filename ? filename : "scene", " (a scene needs 6)",
+											 CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, error);
+	if (!document)
+		return NULL;
+	ClScene *scene = cl_scene_file_read_node(document->root, document, filename, error);
+	cl_json_document_free(document);
 	return scene;
 }
 
@@ -560,19 +563,9 @@ ClScene *cl_scene_file_load(const char *path, GError **error)
 {
 	char *data;
 	gsize length;
-	GError *io_error = NULL;
-	if (!g_file_get_contents(path, &data, &length, &io_error)) {
-		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO, "%s: cannot read: %s", path,
-					io_error->message);
-		g_error_free(io_error);
+	if (!cl_input_file_read(path, CL_INPUT_FILE_MAX, &data, &length, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO,
+							error))
 		return NULL;
-	}
-	if (!g_utf8_validate(data, (gssize)length, NULL)) {
-		g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_SYNTAX, "%s: not valid JSON: not UTF-8 text",
-					path);
-		g_free(data);
-		return NULL;
-	}
 	ClScene *scene = cl_scene_file_parse(data, (gssize)length, path, error);
 	g_free(data);
 	return scene;

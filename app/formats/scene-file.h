@@ -20,6 +20,12 @@ typedef enum {
  * "scene.json: balls[1].radius: must be positive and finite"; filename is
  * only used for messages and may be NULL. */
 ClScene *cl_scene_file_parse(const char *data, gssize length, const char *filename, GError **error);
+/* A scene from a parsed JSON value (a lesson's inline scene), with the
+ * messages of cl_scene_file_parse after where. */
+struct _JsonNode;
+struct ClJsonDocument;
+ClScene *cl_scene_file_read_node(struct _JsonNode *node, const struct ClJsonDocument *document, const char *where,
+								 GError **error);
 ClScene *cl_scene_file_load(const char *path, GError **error);
 
 /* Serialises with locale-independent shortest round-trip numbers. */

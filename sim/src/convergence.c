@@ -22,30 +22,45 @@ typedef struct Convergence {
 	int total;
 } Convergence;
 
-static void *xcalloc(size_t count, size_t size)
+/* What a point at this step count holds at least: the scene's control
+ * sequences resampled, its rollout and the gradient. */
+static size_t point_bytes(const ClScene *base, int backend, int steps, bool adjoint)
 {
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
+	ClScene sized = *base; /* its counts only */
+	sized.steps = steps;
+	size_t bytes = cl_rollout_bytes(&sized, backend, adjoint);
+	for (int i = 0; i < base->ball_count; i++)
+		if (base->balls[i].control_sequence)
+			bytes += (size_t)steps * sizeof(ClVec2);
+	if (adjoint)
+		bytes += sizeof(double) * ((size_t)cl_state_size(base) + (size_t)cl_control_size(&sized));
+	return bytes;
 }
+
+static const ClConvergencePoint point_out_of_memory = {NAN, NAN, CL_STATUS_MEMORY_LIMIT};
 
 static ClConvergencePoint compute_point(const ClScene *base, const ClConvergenceDef *def, int backend, int steps)
 {
-	ClScene *scene = cl_scene_copy(base);
-	cl_scene_set_steps(scene, steps);
 	const ClParam *p = &def->param;
 	bool adjoint = cl_param_has_adjoint(p);
-	ClRollout *rollout = cl_rollout_new(scene, backend);
+	ClStatus budget;
+	if (!cl_memory_fits(base, point_bytes(base, backend, steps, adjoint), "a point", &budget))
+		return point_out_of_memory;
+	ClScene *scene = cl_scene_copy(base);
+	ClRollout *rollout = scene && cl_scene_set_steps(scene, steps) ? cl_rollout_new(scene, backend) : NULL;
+	double *g_s0 = NULL, *g_u = NULL;
+	if (!rollout || (adjoint && (!(g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double))) ||
+								 !(g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double)))))) {
+		free(g_s0);
+		cl_rollout_free(rollout);
+		cl_scene_free(scene);
+		return point_out_of_memory;
+	}
 	cl_rollout_run(rollout, NULL, NULL, adjoint);
 	ClConvergencePoint point = {.loss = cl_rollout_loss(rollout), .status = cl_rollout_status(rollout)->code};
 	if (adjoint) {
-		double *g_s0 = xcalloc((size_t)cl_state_size(scene), sizeof(double));
-		double *g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
 		cl_rollout_gradient(rollout, g_s0, g_u);
 		point.value = *cl_param_slot(scene, p, g_s0, g_u);
-		free(g_s0);
-		free(g_u);
 	} else if (!cl_status_is_fatal(point.status)) {
 		ClStatus fd_status;
 		point.value = cl_finite_difference(scene, backend, p, cl_fd_step(scene, backend, p),
@@ -55,6 +70,8 @@ static ClConvergencePoint compute_point(const ClScene *base, const ClConvergence
 	}
 	if (cl_status_is_fatal(point.status))
 		point.loss = point.value = NAN;
+	free(g_s0);
+	free(g_u);
 	cl_rollout_free(rollout);
 	cl_scene_free(scene);
 	return point;
@@ -116,8 +133,14 @@ bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConverg
 		*status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
 	if (!check(scene, def, status))
 		return false;
+	int threads = def->threads < 1 ? 1 : def->threads > CONVERGENCE_THREADS_MAX ? CONVERGENCE_THREADS_MAX : def->threads;
+	if (threads > def->backend_count * def->step_count)
+		threads = def->backend_count * def->step_count;
+	/* the threads' points at once share the scene's memory budget */
+	ClScene shared = *scene;
+	shared.memory_budget /= (size_t)threads;
 	Convergence c = {
-		.scene = scene,
+		.scene = &shared,
 		.def = def,
 		.points = points,
 		.total = def->backend_count * def->step_count,
@@ -126,9 +149,18 @@ bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConverg
 		points[i] = (ClConvergencePoint){NAN, NAN, CL_STATUS_CANCELLED};
 	/* largest N first, so the last items handed out are the short ones and
 	 * the threads finish together */
-	c.order = xcalloc((size_t)c.total, sizeof(int));
+	c.order = cl_calloc((size_t)c.total, sizeof(int));
+	bool *taken = cl_calloc((size_t)def->step_count, sizeof(bool));
+	thrd_t *ids = cl_calloc((size_t)threads, sizeof *ids);
+	bool *running = cl_calloc((size_t)threads, sizeof *running);
+	if (!c.order || !taken || !ids || !running) {
+		free(c.order);
+		free(taken);
+		free(ids);
+		free(running);
+		return cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "convergence: out of memory for its workspace");
+	}
 	int filled = 0;
-	bool *taken = xcalloc((size_t)def->step_count, sizeof(bool));
 	for (int round = 0; round < def->step_count; round++) {
 		int best = -1;
 		for (int k = 0; k < def->step_count; k++)
@@ -142,13 +174,10 @@ bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConverg
 	atomic_init(&c.next, 0);
 	if (mtx_init(&c.progress_lock, mtx_plain) != thrd_success) {
 		free(c.order);
+		free(ids);
+		free(running);
 		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: cannot create a lock");
 	}
-	int threads = def->threads < 1 ? 1 : def->threads > CONVERGENCE_THREADS_MAX ? CONVERGENCE_THREADS_MAX : def->threads;
-	if (threads > c.total)
-		threads = c.total;
-	thrd_t *ids = xcalloc((size_t)threads, sizeof *ids);
-	bool *running = xcalloc((size_t)threads, sizeof *running);
 	/* the calling thread is worker 0; if a thread cannot start, the others do its share */
 	for (int t = 1; t < threads; t++)
 		running[t] = thrd_create(&ids[t], worker_main, &c) == thrd_success;

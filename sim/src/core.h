@@ -48,6 +48,13 @@ typedef struct ClFactor {
 typedef struct ClTape {
 	int ball_count;
 	const double *inverse_mass; /* per ball, for drift factors */
+	/* the rollout's memory: every growth is charged to it. Once one fails,
+	 * the tape records nothing more (blocks go to the sinks) and the rollout
+	 * stops after the step with CL_STATUS_MEMORY_LIMIT. */
+	ClMemoryAccount *account;
+	bool failed;
+	ClBlockA sink_a;
+	ClBlockB sink_b;
 	ClFactor *factors;
 	int factor_count, factor_capacity;
 	ClBlockA *a;
@@ -58,7 +65,15 @@ typedef struct ClTape {
 	int step_count;
 } ClTape;
 
-void cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps);
+/* False when step_begin cannot be had (the rollout charges it with the states). */
+bool cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps, ClMemoryAccount *account);
+/* What recording steps contact-free intervals takes at least: one factor
+ * each, and with blocks_per_ball an A and a B block per ball (the
+ * time-stepping backends). */
+size_t cl_tape_bytes(int steps, int ball_count, bool blocks_per_ball);
+/* Reserves that much room, so that a recording run grows the tape only for
+ * contacts; false when it does not fit the account. */
+bool cl_tape_reserve(ClTape *tape, int steps, bool blocks_per_ball);
 void cl_tape_release(ClTape *tape);
 void cl_tape_reset(ClTape *tape);
 void cl_tape_begin_step(ClTape *tape, int step);
@@ -106,10 +121,20 @@ typedef struct ClBackend {
 	/* Advances one control interval: s_next from s and the interval's
 	 * controls u (2 per ball). With ctx->tape, records its Jacobian. */
 	void (*step)(ClStepContext *ctx, const double *s, const double *u, double *s_next);
+	/* Its tape in an interval without contacts (the memory prediction, see
+	 * cl_tape_bytes): true when every ball gets a state and a control block
+	 * (time-stepping), false for one drift factor (exact). test-core checks it. */
+	bool tape_blocks_per_ball;
+	/* Optional: the bytes create() allocates where they grow faster than
+	 * balls + walls (dense per-ball rows), so that the prediction counts them. */
+	size_t (*workspace_bytes)(const ClScene *scene);
 } ClBackend;
 
 const ClBackend *cl_backend_get(int backend);
 
+/* A backend's scratch memory could not be had: the step fails with
+ * CL_STATUS_MEMORY_LIMIT (what: "the LCP workspace"). */
+void cl_step_out_of_memory(ClStepContext *ctx, const char *what);
 void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))

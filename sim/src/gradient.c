@@ -3,6 +3,7 @@
  * window's table, lessons and reproduce all read their numbers from here. */
 #include "core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,24 +48,42 @@ bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *
 	}
 }
 
+/* A row of NAN cells for a run that did not take place (status says why). */
+static void row_without_run(ClGradientRow *row, int backend, const ClStatus *status, int count)
+{
+	*row = (ClGradientRow){
+		.backend = backend,
+		.status = *status,
+		.loss = NAN,
+		.count = count,
+		.cells = cl_calloc((size_t)count, sizeof(ClGradientCell)),
+	};
+	if (!row->cells)
+		row->count = 0;
+	for (int k = 0; k < row->count; k++)
+		row->cells[k] = (ClGradientCell){.adjoint = NAN, .fd = NAN, .fd_step = 0, .fd_status = CL_STATUS_OK};
+}
+
+static const ClStatus out_of_memory = {.code = CL_STATUS_MEMORY_LIMIT, .step = -1, .message = "out of memory"};
+
 void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count)
 {
 	const ClScene *scene = cl_rollout_scene(rollout);
-	*row = (ClGradientRow){
-		.backend = cl_rollout_backend(rollout),
-		.status = *cl_rollout_status(rollout),
-		/* a warning (grazing, …) keeps every step: its gradient exists and is flagged */
-		.complete = cl_rollout_steps_done(rollout) == scene->steps,
-		.count = count,
-		.cells = cl_calloc((size_t)(count > 0 ? count : 1), sizeof(ClGradientCell)),
-	};
-	row->loss = row->complete ? cl_rollout_loss(rollout) : NAN;
-	for (int k = 0; k < count; k++)
-		row->cells[k] = (ClGradientCell){.adjoint = NAN, .fd = NAN, .fd_step = 0, .fd_status = CL_STATUS_OK};
+	row_without_run(row, cl_rollout_backend(rollout), cl_rollout_status(rollout), count);
+	/* a warning (grazing, …) keeps every step: its gradient exists and is flagged */
+	row->complete = row->cells && cl_rollout_steps_done(rollout) == scene->steps;
 	if (!row->complete)
 		return;
+	row->loss = cl_rollout_loss(rollout);
 	double *g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double));
 	double *g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
+	if (!g_s0 || !g_u) {
+		free(g_s0);
+		free(g_u);
+		row->status = out_of_memory;
+		row->complete = false;
+		return;
+	}
 	cl_rollout_gradient(rollout, g_s0, g_u);
 	for (int k = 0; k < count; k++)
 		if (cl_param_has_adjoint(&params[k]))
@@ -88,7 +107,20 @@ void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClP
 void cl_gradient_row_compute(ClGradientRow *row, const ClScene *scene, int backend, const ClParam *params, int count,
 							 ClFdChoice fd)
 {
+	/* the recorded run and its gradient, known to fit before either is allocated */
+	size_t gradient_bytes = sizeof(double) * ((size_t)cl_state_size(scene) + (size_t)cl_control_size(scene));
+	char what[96];
+	snprintf(what, sizeof what, "the gradient of a run of %d steps × %d balls", scene->steps, scene->ball_count);
+	ClStatus too_large;
+	if (!cl_memory_fits(scene, cl_rollout_bytes(scene, backend, true) + gradient_bytes, what, &too_large)) {
+		row_without_run(row, backend, &too_large, count);
+		return;
+	}
 	ClRollout *rollout = cl_rollout_new(scene, backend);
+	if (!rollout) {
+		row_without_run(row, backend, &out_of_memory, count);
+		return;
+	}
 	cl_rollout_run(rollout, NULL, NULL, true);
 	cl_gradient_row_from_rollout(row, rollout, params, count);
 	cl_rollout_free(rollout);

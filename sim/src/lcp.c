@@ -38,6 +38,8 @@ const char *cl_lcp_result_name(ClLcpResult result)
 		return "pivoting stalled";
 	case CL_LCP_INVALID:
 		return "solution fails complementarity";
+	case CL_LCP_OUT_OF_MEMORY:
+		return "out of memory";
 	}
 	return "unknown";
 }
@@ -95,8 +97,9 @@ ClLcpResult cl_lcp_solve(const ClLcp *lcp, double tolerance, ClLcpWorkspace *ws,
 	int n = lcp->n;
 	const double *A = lcp->A, *b = lcp->b;
 	/* buffer: dx, dw, clamped block, its right-hand side */
-	ws->buffer = cl_grow(ws->buffer, &ws->capacity, 3 * n + n * n, sizeof(double));
-	ws->indices = cl_grow(ws->indices, &ws->index_capacity, 2 * n, sizeof(int));
+	if (!cl_grow(&ws->buffer, &ws->capacity, 3 * (size_t)n + (size_t)n * (size_t)n, sizeof(double)) ||
+		!cl_grow(&ws->indices, &ws->index_capacity, 2 * (size_t)n, sizeof(int)))
+		return CL_LCP_OUT_OF_MEMORY;
 	double *dx = ws->buffer, *dw = dx + n, *rhs = dw + n, *block = rhs + n;
 	int *state = ws->indices, *clamped = state + n;
 	int clamped_count = 0;

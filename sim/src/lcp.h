@@ -40,6 +40,7 @@ typedef enum ClLcpResult {
 	CL_LCP_UNBOUNDED,   /* no pivot bounds the step: no solution exists */
 	CL_LCP_STALLED,     /* a step of size ≤ 0 (ODE's "s <= 0"), or too many pivots */
 	CL_LCP_INVALID,     /* the result fails the complementarity check */
+	CL_LCP_OUT_OF_MEMORY, /* its workspace could not grow */
 } ClLcpResult;
 
 const char *cl_lcp_result_name(ClLcpResult result);

@@ -5,15 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* False when out of memory. */
 static bool push(ClParam **params, int *count, int *capacity, ClParam p)
 {
-	if (*count == *capacity) {
-		*capacity = *capacity ? 2 * *capacity : 16;
-		ClParam *grown = realloc(*params, sizeof **params * (size_t)*capacity);
-		if (!grown)
-			abort();
-		*params = grown;
-	}
+	if (!cl_grow(params, capacity, (size_t)*count + 1, sizeof **params))
+		return false;
 	(*params)[(*count)++] = p;
 	return true;
 }
@@ -36,18 +32,26 @@ ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int 
 				ball = cl_scene_find_ball(scene, id);
 			}
 		}
+		bool pushed = true;
 		if (ball >= 0 && strcmp(dot + 1, "control") == 0) {
 			for (int n = 0; n < scene->steps; n++)
 				for (int a = 0; a < 2; a++)
-					push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a});
-			continue;
-		}
-		if (ball >= 0 && (strcmp(dot + 1, "position") == 0 || strcmp(dot + 1, "velocity") == 0)) {
+					pushed = pushed && push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a});
+		} else if (ball >= 0 && (strcmp(dot + 1, "position") == 0 || strcmp(dot + 1, "velocity") == 0)) {
 			ClParamTarget target = strcmp(dot + 1, "position") == 0 ? CL_PARAM_POSITION : CL_PARAM_VELOCITY;
 			for (int a = 0; a < 2; a++)
-				push(&params, count, &capacity, (ClParam){target, ball, 0, a});
-			continue;
+				pushed = pushed && push(&params, count, &capacity, (ClParam){target, ball, 0, a});
+		} else {
+			ball = -1; /* a scalar name, below */
 		}
+		if (!pushed) {
+			snprintf(message, size, "optimize.parameters[%d]: out of memory", k);
+			free(params);
+			*count = 0;
+			return NULL;
+		}
+		if (ball >= 0)
+			continue;
 		ClParam p;
 		char reason[CL_MESSAGE_MAX];
 		if (!cl_param_parse(scene, name, &p, reason, sizeof reason)) {
@@ -65,7 +69,12 @@ ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int 
 			*count = 0;
 			return NULL;
 		}
-		push(&params, count, &capacity, p);
+		if (!push(&params, count, &capacity, p)) {
+			snprintf(message, size, "optimize.parameters[%d]: out of memory", k);
+			free(params);
+			*count = 0;
+			return NULL;
+		}
 	}
 	if (*count == 0) {
 		snprintf(message, size, "optimize.parameters: nothing to optimize");
@@ -167,34 +176,44 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 	/* a float32 peer stores its parameters in float32 and updates them there */
 	bool f32 = cl_backend_is_float32(scene, backend);
 	int ns = cl_state_size(scene), nu = cl_control_size(scene);
-	double *s0 = calloc((size_t)ns, sizeof(double));
-	double *u = calloc((size_t)nu + 1, sizeof(double));
-	double *g_s0 = calloc((size_t)ns, sizeof(double));
-	double *g_u = calloc((size_t)nu + 1, sizeof(double));
-	double *m = calloc((size_t)count, sizeof(double));
-	double *v = calloc((size_t)count, sizeof(double));
-	double *values = calloc((size_t)count, sizeof(double));
-	result->loss = calloc((size_t)def->iterations + 1, sizeof(double));
-	if (!s0 || !u || !g_s0 || !g_u || !m || !v || !values || !result->loss)
-		abort();
-	cl_scene_initial_state(scene, s0);
-	cl_scene_controls(scene, u);
+	/* its arrays and its recording rollout, known to fit before any is allocated */
+	size_t bytes = sizeof(double) * (2 * ((size_t)ns + (size_t)nu) + 5 * (size_t)count + (size_t)def->iterations) +
+				   (sizeof(ClParam) + 2 * sizeof(double *)) * (size_t)count + cl_rollout_bytes(scene, backend, true);
+	if (!cl_memory_fits(scene, bytes, "the optimization", &result->status)) {
+		free(params);
+		return false;
+	}
+	double *s0 = cl_calloc((size_t)ns, sizeof(double));
+	double *u = cl_calloc((size_t)nu, sizeof(double));
+	double *g_s0 = cl_calloc((size_t)ns, sizeof(double));
+	double *g_u = cl_calloc((size_t)nu, sizeof(double));
+	double *m = cl_calloc((size_t)count, sizeof(double));
+	double *v = cl_calloc((size_t)count, sizeof(double));
+	double *values = cl_calloc((size_t)count, sizeof(double));
+	result->loss = cl_calloc((size_t)def->iterations + 1, sizeof(double));
 	/* each parameter's entry of (s0, u) and of the adjoint's (g_s0, g_u) */
-	double **at = calloc((size_t)count, sizeof(double *)), **grad_at = calloc((size_t)count, sizeof(double *));
-	double *sigma = calloc((size_t)count, sizeof(double)), *grad = calloc((size_t)count, sizeof(double));
-	if (!at || !grad_at || !sigma || !grad)
-		abort();
+	double **at = cl_calloc((size_t)count, sizeof(double *)), **grad_at = cl_calloc((size_t)count, sizeof(double *));
+	double *sigma = cl_calloc((size_t)count, sizeof(double)), *grad = cl_calloc((size_t)count, sizeof(double));
+	bool smoothed = def->gradient != CL_GRADIENT_ADJOINT;
+	bool ready = s0 && u && g_s0 && g_u && m && v && values && result->loss && at && grad_at && sigma && grad;
+	ClRollout *r = ready && !smoothed ? cl_rollout_new(scene, backend) : NULL;
+	ClScene *work = ready && smoothed ? cl_scene_copy(scene) : NULL;
+	if (!r && !work) {
+		result->status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
+		snprintf(result->status.message, sizeof result->status.message, "out of memory for the optimization");
+		count = 0; /* no parameters to return */
+	} else {
+		cl_scene_initial_state(scene, s0);
+		cl_scene_controls(scene, u);
+	}
 	for (int k = 0; k < count; k++) {
 		at[k] = cl_param_slot(scene, &params[k], s0, u);
 		grad_at[k] = cl_param_slot(scene, &params[k], g_s0, g_u);
 		*at[k] = cl_round(f32, *at[k]);
 		sigma[k] = def->sigma;
 	}
-	bool smoothed = def->gradient != CL_GRADIENT_ADJOINT;
-	ClRollout *r = smoothed ? NULL : cl_rollout_new(scene, backend);
-	ClScene *work = smoothed ? cl_scene_copy(scene) : NULL;
 	double lr = def->learning_rate;
-	for (int it = 0; it < def->iterations; it++) {
+	for (int it = 0; (r || work) && it < def->iterations; it++) {
 		ClStatus step_status;
 		const ClStatus *status = &step_status;
 		if (smoothed) {

@@ -184,7 +184,7 @@ double cl_param_get(const ClScene *scene, const ClParam *param)
 	return NAN;
 }
 
-void cl_param_set(ClScene *scene, const ClParam *param, double value)
+bool cl_param_set(ClScene *scene, const ClParam *param, double value)
 {
 	switch (param->target) {
 	case CL_PARAM_POSITION:
@@ -198,10 +198,11 @@ void cl_param_set(ClScene *scene, const ClParam *param, double value)
 		if (ball->control_kind != CL_CONTROL_SEQUENCE) {
 			/* one entry changes: the ball needs a per-interval sequence */
 			ClVec2 c = control_at(scene, ball, 0);
+			ClVec2 *sequence = cl_calloc((size_t)scene->steps, sizeof(ClVec2));
+			if (!sequence)
+				return false;
 			free(ball->control_sequence);
-			ball->control_sequence = calloc((size_t)scene->steps, sizeof(ClVec2));
-			if (!ball->control_sequence)
-				abort();
+			ball->control_sequence = sequence;
 			for (int n = 0; n < scene->steps; n++)
 				ball->control_sequence[n] = c;
 			ball->control_kind = CL_CONTROL_SEQUENCE;
@@ -228,6 +229,7 @@ void cl_param_set(ClScene *scene, const ClParam *param, double value)
 		scene->balls[param->ball].mass = value;
 		break;
 	}
+	return true;
 }
 
 bool cl_param_has_adjoint(const ClParam *param)
@@ -283,7 +285,10 @@ ClParam *cl_scene_params_new(const ClScene *scene, unsigned groups, int ball, in
 {
 	*count = cl_scene_params(scene, groups, ball, NULL, 0);
 	ClParam *params = cl_calloc((size_t)*count, sizeof *params);
-	cl_scene_params(scene, groups, ball, params, *count);
+	if (!params)
+		*count = 0;
+	else
+		cl_scene_params(scene, groups, ball, params, *count);
 	return params;
 }
 

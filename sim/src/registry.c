@@ -124,6 +124,7 @@ const char *cl_status_name(ClStatusCode code)
 		[CL_STATUS_SOLVER_FAILED] = "solver-failed",
 		[CL_STATUS_UNSUPPORTED] = "unsupported",
 		[CL_STATUS_IMPACT_LIMIT] = "impact-limit",
+		[CL_STATUS_MEMORY_LIMIT] = "memory-limit",
 		[CL_STATUS_CANCELLED] = "cancelled",
 	};
 	return code >= 0 && code < CL_STATUS_COUNT ? names[code] : "unknown";

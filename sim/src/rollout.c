@@ -16,13 +16,16 @@ struct ClRollout {
 	int backend_index;
 	int ball_count, state_size, steps;
 	double dt;
-	double *states;   /* (steps + 1) × state_size */
+	double *states;   /* (steps + 1) × state_size; one state when the setup failed */
 	double *controls; /* steps × 2·ball_count: the controls of the last run */
 	double *inverse_mass;
 	double *scratch;
 	ClTape tape;
 	bool recorded;
+	bool reserved; /* the tape has room for a contact-free recording */
 	void *workspace;
+	ClMemoryAccount memory; /* everything above, charged against scene->memory_budget */
+	ClStatus setup;         /* not ok when the rollout could not be set up: every run ends with it */
 	ClStatus status;
 	int steps_done;
 	double loss;
@@ -30,12 +33,57 @@ struct ClRollout {
 	int event_count, event_capacity;
 };
 
-static void *xcalloc(size_t count, size_t size)
+/* The trajectory's states and controls and the small per-ball arrays. */
+static size_t trajectory_bytes(const ClScene *scene)
 {
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
+	size_t ns = (size_t)cl_state_size(scene), nb = (size_t)scene->ball_count, steps = (size_t)scene->steps;
+	return sizeof(double) * ((steps + 1) * ns + steps * 2 * nb + nb + ns) + sizeof(int) * (steps + 1);
+}
+
+size_t cl_rollout_bytes(const ClScene *scene, int backend, bool record)
+{
+	const ClBackend *impl = cl_backend_get(backend);
+	if (!impl)
+		return 0;
+	size_t bytes = trajectory_bytes(scene) + (impl->workspace_bytes ? impl->workspace_bytes(scene) : 0);
+	if (record)
+		bytes += cl_tape_bytes(scene->steps, scene->ball_count, impl->tape_blocks_per_ball);
+	return bytes;
+}
+
+bool cl_memory_fits(const ClScene *scene, size_t bytes, const char *what, ClStatus *status)
+{
+	if (bytes <= scene->memory_budget)
+		return true;
+	char need[32], budget[32];
+	cl_format_bytes(bytes, need, sizeof need);
+	cl_format_bytes(scene->memory_budget, budget, sizeof budget);
+	*status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
+	snprintf(status->message, sizeof status->message, "%s needs %s, more than the memory budget of %s", what, need,
+			 budget);
+	return false;
+}
+
+/* The status of a run whose memory ran out at step (−1: before the first,
+ * then the system refused). */
+static void memory_failure(ClRollout *r, int step)
+{
+	const ClMemoryAccount *m = &r->memory;
+	char held[32], budget[32], more[32]; /* more: the request that failed */
+	cl_format_bytes(m->used, held, sizeof held);
+	cl_format_bytes(m->limit, budget, sizeof budget);
+	cl_format_bytes(m->requested, more, sizeof more);
+	ClStatus *s = &r->status;
+	*s = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = step};
+	if (m->failure == CL_MEMORY_EXHAUSTED)
+		snprintf(s->message, sizeof s->message,
+				 "out of memory: %s more could not be allocated (the run holds %s of its budget of %s)", more, held,
+				 budget);
+	else
+		snprintf(s->message, sizeof s->message,
+				 "the memory budget of %s is used up at t = %g s, after %d contacts: the run's states, recorded "
+				 "Jacobians and contacts fill it",
+				 budget, (step + 1) * r->dt, r->event_count);
 }
 
 ClRollout *cl_rollout_new(const ClScene *scene, int backend)
@@ -43,7 +91,9 @@ ClRollout *cl_rollout_new(const ClScene *scene, int backend)
 	const ClBackend *impl = cl_backend_get(backend);
 	if (!impl)
 		return NULL;
-	ClRollout *r = xcalloc(1, sizeof *r);
+	ClRollout *r = cl_calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
 	r->scene = scene;
 	r->backend = impl;
 	r->backend_index = backend;
@@ -51,15 +101,48 @@ ClRollout *cl_rollout_new(const ClScene *scene, int backend)
 	r->state_size = cl_state_size(scene);
 	r->steps = scene->steps;
 	r->dt = cl_scene_dt(scene);
-	r->states = xcalloc((size_t)(r->steps + 1) * (size_t)r->state_size, sizeof(double));
-	r->controls = xcalloc((size_t)cl_control_size(scene), sizeof(double));
-	r->inverse_mass = xcalloc((size_t)r->ball_count, sizeof(double));
+	r->memory.limit = scene->memory_budget;
+	r->setup = (ClStatus){.code = CL_STATUS_OK, .step = -1};
+	char what[96];
+	snprintf(what, sizeof what, "a run of %d steps × %d balls", r->steps, r->ball_count);
+	size_t bytes = cl_rollout_bytes(scene, backend, false);
+	bool ok = cl_memory_fits(scene, bytes, what, &r->setup);
+	if (ok) {
+		r->states = cl_calloc((size_t)(r->steps + 1) * (size_t)r->state_size, sizeof(double));
+		r->controls = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
+		r->inverse_mass = cl_calloc((size_t)r->ball_count, sizeof(double));
+		r->scratch = cl_calloc((size_t)r->state_size, sizeof(double));
+		ok = r->states && r->controls && r->inverse_mass && r->scratch &&
+			 cl_memory_charge(&r->memory, bytes) &&
+			 cl_tape_init(&r->tape, r->ball_count, r->inverse_mass, r->steps, &r->memory);
+		if (ok && impl->create)
+			ok = (r->workspace = impl->create(scene, scene->backend_params[backend].values)) != NULL;
+		if (!ok) {
+			r->memory.failure = CL_MEMORY_EXHAUSTED;
+			r->memory.requested = bytes;
+			memory_failure(r, -1);
+			r->setup = r->status;
+		}
+	}
+	if (!ok) {
+		/* one state, so that the trajectory of a run that stops before its first step reads */
+		if (r->backend->destroy && r->workspace)
+			r->backend->destroy(r->workspace);
+		r->workspace = NULL;
+		cl_tape_release(&r->tape);
+		free(r->states);
+		free(r->controls);
+		free(r->scratch);
+		r->controls = r->scratch = NULL;
+		if (!(r->states = cl_calloc((size_t)r->state_size, sizeof(double)))) {
+			free(r->inverse_mass);
+			free(r);
+			return NULL;
+		}
+		return r;
+	}
 	for (int i = 0; i < r->ball_count; i++)
 		r->inverse_mass[i] = 1.0 / scene->balls[i].mass;
-	r->scratch = xcalloc((size_t)r->state_size, sizeof(double));
-	cl_tape_init(&r->tape, r->ball_count, r->inverse_mass, r->steps);
-	if (impl->create)
-		r->workspace = impl->create(scene, scene->backend_params[backend].values);
 	return r;
 }
 
@@ -67,7 +150,7 @@ void cl_rollout_free(ClRollout *r)
 {
 	if (!r)
 		return;
-	if (r->backend->destroy)
+	if (r->backend->destroy && r->workspace)
 		r->backend->destroy(r->workspace);
 	cl_tape_release(&r->tape);
 	free(r->states);
@@ -90,6 +173,11 @@ bool cl_status_is_fatal(ClStatusCode code)
 	default:
 		return true;
 	}
+}
+
+void cl_step_out_of_memory(ClStepContext *ctx, const char *what)
+{
+	cl_step_fail(ctx, CL_STATUS_MEMORY_LIMIT, "out of memory: %s could not be allocated at step %d", what, ctx->step);
 }
 
 void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...)
@@ -120,14 +208,9 @@ bool cl_status_fail(ClStatus *status, ClStatusCode code, const char *format, ...
 void cl_step_contact(ClStepContext *ctx, double time, int ball, int other)
 {
 	ClRollout *r = ctx->rollout;
-	if (r->event_count == r->event_capacity) {
-		int capacity = r->event_capacity ? 2 * r->event_capacity : 64;
-		ClContactEvent *events = realloc(r->events, sizeof *events * (size_t)capacity);
-		if (!events)
-			abort();
-		r->events = events;
-		r->event_capacity = capacity;
-	}
+	/* a contact that does not fit is dropped; the run stops after this step */
+	if (!cl_memory_grow(&r->memory, &r->events, &r->event_capacity, (size_t)r->event_count + 1, sizeof *r->events))
+		return;
 	r->events[r->event_count++] = (ClContactEvent){.step = ctx->step, .time = time, .ball = ball, .other = other};
 }
 
@@ -166,14 +249,33 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 		memcpy(r->states, s0, sizeof(double) * (size_t)ns);
 	else
 		cl_scene_initial_state(scene, r->states);
+	r->event_count = 0;
+	r->recorded = record;
+	r->steps_done = 0;
+	r->loss = NAN;
+	if (r->setup.code != CL_STATUS_OK) {
+		r->status = r->setup;
+		return false;
+	}
 	if (u)
 		memcpy(r->controls, u, sizeof(double) * (size_t)nu * (size_t)r->steps);
 	else
 		cl_scene_controls(scene, r->controls);
 	r->status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
-	r->event_count = 0;
-	r->recorded = record;
+	r->memory.failure = CL_MEMORY_OK;
 	cl_tape_reset(&r->tape);
+	if (record && !r->reserved) {
+		/* the least a recording takes, known before the first step */
+		char what[96];
+		snprintf(what, sizeof what, "recording a run of %d steps × %d balls", r->steps, r->ball_count);
+		if (!cl_memory_fits(scene, cl_rollout_bytes(scene, r->backend_index, true), what, &r->status))
+			return false;
+		if (!cl_tape_reserve(&r->tape, r->steps, r->backend->tape_blocks_per_ball)) {
+			memory_failure(r, -1);
+			return false;
+		}
+		r->reserved = true;
+	}
 	ClStepContext ctx = {
 		.scene = scene,
 		.params = scene->backend_params[r->backend_index].values,
@@ -183,7 +285,6 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 		.status = &r->status,
 		.rollout = r,
 	};
-	r->steps_done = 0;
 	for (int n = 0; n < r->steps; n++) {
 		ctx.step = n;
 		const double *s = r->states + (size_t)n * (size_t)ns;
@@ -193,16 +294,16 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 		r->backend->step(&ctx, s, r->controls + (size_t)n * (size_t)nu, s_next);
 		if (record)
 			cl_tape_end_step(&r->tape, n);
+		if (r->memory.failure != CL_MEMORY_OK)
+			memory_failure(r, n);
 		if (r->status.code == CL_STATUS_OK || !cl_status_is_fatal(r->status.code))
 			check_state(&ctx, s_next);
 		if (cl_status_is_fatal(r->status.code))
 			break;
 		r->steps_done = n + 1;
 	}
-	if (r->steps_done < r->steps) {
-		r->loss = NAN;
+	if (r->steps_done < r->steps)
 		return false;
-	}
 	r->loss = cl_loss(scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, NULL, NULL);
 	return r->status.code == CL_STATUS_OK;
 }
@@ -235,6 +336,11 @@ int cl_rollout_steps_done(const ClRollout *r)
 double cl_rollout_loss(const ClRollout *r)
 {
 	return r->loss;
+}
+
+size_t cl_rollout_memory(const ClRollout *r)
+{
+	return r->memory.used;
 }
 
 int cl_rollout_event_count(const ClRollout *r)
@@ -309,10 +415,19 @@ void cl_rollout_gradient(const ClRollout *r, double *dl_ds0, double *dl_du)
 			fill_nan(dl_du, control_size);
 		return;
 	}
-	double *lambda = calloc((size_t)ns, sizeof(double));
-	double *g_u = dl_du ? dl_du : calloc(control_size ? control_size : 1, sizeof(double));
-	if (!lambda || !g_u)
-		abort();
+	double *lambda = cl_calloc((size_t)ns, sizeof(double));
+	double *g_u = dl_du ? dl_du : cl_calloc(control_size, sizeof(double));
+	if (!lambda || !g_u) {
+		/* out of memory: no gradient, as for a run that stopped */
+		free(lambda);
+		if (!dl_du)
+			free(g_u);
+		if (dl_ds0)
+			fill_nan(dl_ds0, (size_t)ns);
+		if (dl_du)
+			fill_nan(dl_du, control_size);
+		return;
+	}
 	cl_loss(r->scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, lambda, g_u);
 	for (int n = r->steps - 1; n >= 0; n--)
 		cl_tape_adjoint_step(&r->tape, n, lambda, g_u + (size_t)n * (size_t)nu, r->scratch);
@@ -328,11 +443,15 @@ double cl_rollout_jvp(const ClRollout *r, const double *ds0, const double *du, d
 	int ns = r->state_size, nu = 2 * r->ball_count;
 	if (!r->recorded || r->steps_done < r->steps)
 		return NAN;
-	double *ds = calloc((size_t)ns, sizeof(double));
-	double *dl_ds = calloc((size_t)ns, sizeof(double));
-	double *dl_du = calloc((size_t)nu * (size_t)r->steps + 1, sizeof(double));
-	if (!ds || !dl_ds || !dl_du)
-		abort();
+	double *ds = cl_calloc((size_t)ns, sizeof(double));
+	double *dl_ds = cl_calloc((size_t)ns, sizeof(double));
+	double *dl_du = cl_calloc((size_t)nu * (size_t)r->steps, sizeof(double));
+	if (!ds || !dl_ds || !dl_du) {
+		free(ds);
+		free(dl_ds);
+		free(dl_du);
+		return NAN;
+	}
 	if (ds0)
 		memcpy(ds, ds0, sizeof(double) * (size_t)ns);
 	for (int n = 0; n < r->steps; n++)
@@ -355,12 +474,17 @@ double cl_rollout_jvp(const ClRollout *r, const double *ds0, const double *du, d
 static double loss_at(const ClScene *scene, int backend, const ClParam *param, double value, ClStatus *status)
 {
 	ClScene *copy = cl_scene_copy(scene);
-	cl_param_set(copy, param, value);
-	ClRollout *r = cl_rollout_new(copy, backend);
-	cl_rollout_run(r, NULL, NULL, false);
-	double loss = cl_rollout_loss(r);
-	if (status && status->code == CL_STATUS_OK)
-		*status = *cl_rollout_status(r);
+	ClRollout *r = copy && cl_param_set(copy, param, value) ? cl_rollout_new(copy, backend) : NULL;
+	double loss = NAN;
+	if (r) {
+		cl_rollout_run(r, NULL, NULL, false);
+		loss = cl_rollout_loss(r);
+		if (status && status->code == CL_STATUS_OK)
+			*status = *cl_rollout_status(r);
+	} else if (status && status->code == CL_STATUS_OK) {
+		*status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
+		snprintf(status->message, sizeof status->message, "out of memory: no room for a copy of the scene");
+	}
 	cl_rollout_free(r);
 	cl_scene_free(copy);
 	return loss;

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xcalloc(size_t count, size_t size)
-{
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static void copy_id(char *dst, const char *src)
 {
 	snprintf(dst, CL_ID_MAX, "%s", src ? src : "");
@@ -29,7 +13,12 @@ static void copy_id(char *dst, const char *src)
 
 ClScene *cl_scene_new(void)
 {
-	ClScene *scene = xcalloc(1, sizeof *scene);
+	ClScene *scene = cl_calloc(1, sizeof *scene);
+	int count = cl_backend_count();
+	if (!scene || !(scene->backend_params = cl_calloc((size_t)count, sizeof *scene->backend_params))) {
+		free(scene);
+		return NULL;
+	}
 	snprintf(scene->name, sizeof scene->name, "Untitled");
 	scene->duration = 1.0;
 	scene->steps = 480;
@@ -38,8 +27,7 @@ ClScene *cl_scene_new(void)
 	scene->optimize.iterations = 100;
 	scene->optimize.samples = CL_OPTIMIZE_SAMPLES_DEFAULT;
 	scene->optimize.seed = CL_OPTIMIZE_SEED_DEFAULT;
-	int count = cl_backend_count();
-	scene->backend_params = xcalloc((size_t)count, sizeof *scene->backend_params);
+	scene->memory_budget = CL_MEMORY_BUDGET_DEFAULT;
 	for (int b = 0; b < count; b++) {
 		const ClBackendInfo *info = cl_backend_info(b);
 		for (int i = 0; i < info->param_count; i++)
@@ -48,29 +36,41 @@ ClScene *cl_scene_new(void)
 	return scene;
 }
 
+/* A copy of count items, or NULL (also for none: then *ok stays true) */
+static void *duplicate(const void *items, size_t count, size_t size, bool *ok)
+{
+	if (!count)
+		return NULL;
+	void *copy = cl_calloc(count, size);
+	if (copy)
+		memcpy(copy, items, count * size);
+	else
+		*ok = false;
+	return copy;
+}
+
 ClScene *cl_scene_copy(const ClScene *scene)
 {
-	ClScene *copy = xcalloc(1, sizeof *copy);
+	ClScene *copy = cl_calloc(1, sizeof *copy);
+	if (!copy)
+		return NULL;
 	*copy = *scene;
-	copy->balls = xcalloc((size_t)scene->ball_count, sizeof *copy->balls);
-	if (scene->ball_count) /* memcpy from NULL is undefined even for 0 bytes */
-		memcpy(copy->balls, scene->balls, sizeof *copy->balls * (size_t)scene->ball_count);
-	for (int i = 0; i < scene->ball_count; i++) {
-		if (scene->balls[i].control_sequence) {
-			copy->balls[i].control_sequence = xcalloc((size_t)scene->steps, sizeof(ClVec2));
-			memcpy(copy->balls[i].control_sequence, scene->balls[i].control_sequence,
-				   sizeof(ClVec2) * (size_t)scene->steps);
-		}
+	bool ok = true;
+	copy->balls = duplicate(scene->balls, (size_t)scene->ball_count, sizeof *copy->balls, &ok);
+	copy->walls = duplicate(scene->walls, (size_t)scene->wall_count, sizeof *copy->walls, &ok);
+	copy->loss = duplicate(scene->loss, (size_t)scene->loss_count, sizeof *copy->loss, &ok);
+	copy->backend_params =
+		duplicate(scene->backend_params, (size_t)cl_backend_count(), sizeof *copy->backend_params, &ok);
+	for (int i = 0; i < copy->ball_count; i++)
+		if (copy->balls && scene->balls[i].control_sequence)
+			copy->balls[i].control_sequence =
+				duplicate(scene->balls[i].control_sequence, (size_t)scene->steps, sizeof(ClVec2), &ok);
+	if (!ok || (scene->ball_count && !copy->balls)) {
+		if (!copy->balls)
+			copy->ball_count = 0;
+		cl_scene_free(copy);
+		return NULL;
 	}
-	copy->walls = xcalloc((size_t)scene->wall_count, sizeof *copy->walls);
-	if (scene->wall_count)
-		memcpy(copy->walls, scene->walls, sizeof *copy->walls * (size_t)scene->wall_count);
-	copy->loss = xcalloc((size_t)scene->loss_count, sizeof *copy->loss);
-	if (scene->loss_count)
-		memcpy(copy->loss, scene->loss, sizeof *copy->loss * (size_t)scene->loss_count);
-	int count = cl_backend_count();
-	copy->backend_params = xcalloc((size_t)count, sizeof *copy->backend_params);
-	memcpy(copy->backend_params, scene->backend_params, sizeof *copy->backend_params * (size_t)count);
 	return copy;
 }
 
@@ -87,9 +87,22 @@ void cl_scene_free(ClScene *scene)
 	free(scene);
 }
 
+/* Room for one more item in *array (count items of size); false when out of memory. */
+static bool append(void *array, int count, size_t size)
+{
+	void *items;
+	memcpy(&items, array, sizeof items);
+	void *grown = realloc(items, size * ((size_t)count + 1));
+	if (!grown)
+		return false;
+	memcpy(array, &grown, sizeof grown);
+	return true;
+}
+
 ClBall *cl_scene_add_ball(ClScene *scene, const char *id)
 {
-	scene->balls = xrealloc(scene->balls, sizeof *scene->balls * (size_t)(scene->ball_count + 1));
+	if (!append(&scene->balls, scene->ball_count, sizeof *scene->balls))
+		return NULL;
 	ClBall *ball = &scene->balls[scene->ball_count++];
 	*ball = (ClBall){.radius = 0.1, .mass = 1.0};
 	copy_id(ball->id, id);
@@ -98,7 +111,8 @@ ClBall *cl_scene_add_ball(ClScene *scene, const char *id)
 
 ClWall *cl_scene_add_wall(ClScene *scene, const char *id)
 {
-	scene->walls = xrealloc(scene->walls, sizeof *scene->walls * (size_t)(scene->wall_count + 1));
+	if (!append(&scene->walls, scene->wall_count, sizeof *scene->walls))
+		return NULL;
 	ClWall *wall = &scene->walls[scene->wall_count++];
 	*wall = (ClWall){.normal = {0.0, 1.0}};
 	copy_id(wall->id, id);
@@ -107,7 +121,8 @@ ClWall *cl_scene_add_wall(ClScene *scene, const char *id)
 
 ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type)
 {
-	scene->loss = xrealloc(scene->loss, sizeof *scene->loss * (size_t)(scene->loss_count + 1));
+	if (!append(&scene->loss, scene->loss_count, sizeof *scene->loss))
+		return NULL;
 	ClLossTerm *term = &scene->loss[scene->loss_count++];
 	*term = (ClLossTerm){.type = type, .weight = 1.0, .axis = 1};
 	return term;
@@ -163,34 +178,49 @@ int cl_scene_find_wall(const ClScene *scene, const char *id)
 	return -1;
 }
 
-void cl_scene_set_steps(ClScene *scene, int steps)
+bool cl_scene_set_steps(ClScene *scene, int steps)
 {
 	if (steps <= 0 || steps == scene->steps)
-		return;
-	for (int i = 0; i < scene->ball_count; i++) {
-		ClBall *ball = &scene->balls[i];
+		return true;
+	ClVec2 **resampled = cl_calloc((size_t)scene->ball_count, sizeof *resampled);
+	bool ok = resampled != NULL;
+	for (int i = 0; ok && i < scene->ball_count; i++) {
+		const ClBall *ball = &scene->balls[i];
 		if (!ball->control_sequence)
 			continue;
-		ClVec2 *resampled = xcalloc((size_t)steps, sizeof *resampled);
+		if (!(resampled[i] = cl_calloc((size_t)steps, sizeof *resampled[i]))) {
+			ok = false;
+			break;
+		}
 		for (int n = 0; n < steps; n++) {
 			/* the old interval that holds the new interval's midpoint */
 			long k = (long)((n + 0.5) * scene->steps / steps);
-			resampled[n] = ball->control_sequence[k < scene->steps ? k : scene->steps - 1];
+			resampled[i][n] = ball->control_sequence[k < scene->steps ? k : scene->steps - 1];
 		}
-		free(ball->control_sequence);
-		ball->control_sequence = resampled;
 	}
-	scene->steps = steps;
+	for (int i = 0; resampled && i < scene->ball_count; i++) {
+		if (ok && scene->balls[i].control_sequence) {
+			free(scene->balls[i].control_sequence);
+			scene->balls[i].control_sequence = resampled[i];
+		} else {
+			free(resampled[i]);
+		}
+	}
+	free(resampled);
+	if (ok)
+		scene->steps = steps;
+	return ok;
 }
 
-void cl_scene_set_control_sequence(ClScene *scene, int ball_index, const double *u)
+bool cl_scene_set_control_sequence(ClScene *scene, int ball_index, const double *u)
 {
 	ClBall *ball = &scene->balls[ball_index];
-	if (!ball->control_sequence)
-		ball->control_sequence = xcalloc((size_t)scene->steps, sizeof(ClVec2));
+	if (!ball->control_sequence && !(ball->control_sequence = cl_calloc((size_t)scene->steps, sizeof(ClVec2))))
+		return false;
 	for (int n = 0; n < scene->steps; n++)
 		ball->control_sequence[n] = (ClVec2){u[2 * n], u[2 * n + 1]};
 	ball->control_kind = CL_CONTROL_SEQUENCE;
+	return true;
 }
 
 void cl_scene_initial_state(const ClScene *scene, double *s0)
@@ -222,6 +252,20 @@ void cl_scene_controls(const ClScene *scene, double *u)
 	}
 }
 
+double cl_scene_extent(const ClScene *scene)
+{
+	double length = 0.0;
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *b = &scene->balls[i];
+		length = fmax(length, hypot(b->position.x, b->position.y) + b->radius);
+	}
+	for (int k = 0; k < scene->wall_count; k++) {
+		const ClWall *wall = &scene->walls[k];
+		length = fmax(length, fabs(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
+	}
+	return length > 0.0 ? length : 1.0;
+}
+
 /* ------------------------------------------------------------ validation */
 
 static bool fail(char *message, size_t size, const char *format, ...)
@@ -238,6 +282,12 @@ static bool fail(char *message, size_t size, const char *format, ...)
 static bool finite2(ClVec2 v)
 {
 	return isfinite(v.x) && isfinite(v.y);
+}
+
+/* finite and within ±limit in both components */
+static bool bounded2(ClVec2 v, double limit)
+{
+	return fabs(v.x) <= limit && fabs(v.y) <= limit;
 }
 
 static bool check_id(const char *id, const char *what, int index, char *message, size_t size)
@@ -260,8 +310,18 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 		return fail(message, size, "steps: must be a positive integer");
 	if (scene->steps > CL_MAX_STEPS)
 		return fail(message, size, "steps: %d is more than the limit of %d", scene->steps, CL_MAX_STEPS);
+	if (scene->ball_count > CL_MAX_BALLS)
+		return fail(message, size, "balls: %d balls, more than the limit of %d", scene->ball_count, CL_MAX_BALLS);
+	if (scene->wall_count > CL_MAX_WALLS)
+		return fail(message, size, "walls: %d walls, more than the limit of %d", scene->wall_count, CL_MAX_WALLS);
+	if ((long long)scene->steps * scene->ball_count > CL_MAX_BALL_STEPS)
+		return fail(message, size, "steps: %d steps × %d balls is more than the limit of %d ball-steps", scene->steps,
+					scene->ball_count, CL_MAX_BALL_STEPS);
 	if (!finite2(scene->gravity))
 		return fail(message, size, "gravity: must be finite");
+	if (!bounded2(scene->gravity, CL_LENGTH_MAX))
+		return fail(message, size, "gravity: (%g, %g) is beyond ±%g", scene->gravity.x, scene->gravity.y,
+					CL_LENGTH_MAX);
 	if (!(isfinite(scene->elasticity) && scene->elasticity >= 0.0 && scene->elasticity <= 1.0))
 		return fail(message, size, "elasticity: must be between 0 and 1");
 	if (!(isfinite(scene->friction) && scene->friction >= 0.0))
@@ -281,6 +341,14 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 			return fail(message, size, "balls[%d].position: must be finite", i);
 		if (!finite2(b->velocity))
 			return fail(message, size, "balls[%d].velocity: must be finite", i);
+		if (!bounded2(b->position, CL_LENGTH_MAX))
+			return fail(message, size, "balls[%d].position: (%g, %g) is beyond ±%g", i, b->position.x, b->position.y,
+						CL_LENGTH_MAX);
+		if (!bounded2(b->velocity, CL_LENGTH_MAX))
+			return fail(message, size, "balls[%d].velocity: (%g, %g) is beyond ±%g", i, b->velocity.x, b->velocity.y,
+						CL_LENGTH_MAX);
+		if (b->radius > CL_LENGTH_MAX)
+			return fail(message, size, "balls[%d].radius: %g is more than %g", i, b->radius, CL_LENGTH_MAX);
 		if (b->control_kind == CL_CONTROL_CONSTANT && !finite2(b->control_constant))
 			return fail(message, size, "balls[%d].control.constant: must be finite", i);
 		if (b->control_kind == CL_CONTROL_SEQUENCE) {
@@ -300,12 +368,23 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 				return fail(message, size, "walls[%d].id: \"%s\" is already used by walls[%d]", w, wall->id, j);
 		if (!finite2(wall->point))
 			return fail(message, size, "walls[%d].point: must be finite", w);
+		if (!bounded2(wall->point, CL_LENGTH_MAX))
+			return fail(message, size, "walls[%d].point: (%g, %g) is beyond ±%g", w, wall->point.x, wall->point.y,
+						CL_LENGTH_MAX);
 		if (!finite2(wall->normal))
 			return fail(message, size, "walls[%d].normal: must be finite", w);
 		double len = hypot(wall->normal.x, wall->normal.y);
 		if (!(len > 0.0) || fabs(len - 1.0) > 1e-9)
 			return fail(message, size, "walls[%d].normal: must be a unit vector (got length %g)", w, len);
 	}
+	/* sizes relative to the scene's scale */
+	double extent = cl_scene_extent(scene);
+	for (int i = 0; i < scene->ball_count; i++)
+		if (scene->balls[i].radius < CL_RADIUS_MIN_FRACTION * extent)
+			return fail(message, size,
+						"balls[%d].radius: %g is less than %g of the scene's extent %g: contact tolerances, relative "
+						"to the extent, would be as large as the ball",
+						i, scene->balls[i].radius, CL_RADIUS_MIN_FRACTION, extent);
 	/* overlaps at t = 0 */
 	for (int i = 0; i < scene->ball_count; i++) {
 		const ClBall *a = &scene->balls[i];

@@ -13,7 +13,6 @@
 #define SMOOTH_SAMPLES_MAX 1000000
 #define SMOOTH_THREADS_MAX 64
 #define SMOOTH_CHUNK 16                     /* runs per work item */
-#define SMOOTH_MEMORY_MAX ((size_t)1 << 30) /* bytes of samples and per-run results */
 #define SMOOTH_GAMMA_FLOOR 1e-6
 #define SQRT_2PI 2.5066282746310002
 
@@ -140,6 +139,13 @@ ClSmoothAlpha cl_smooth_alpha_batch(int d, int n, const double *z, const double 
 {
 	bool *z_ok = cl_calloc((size_t)n, sizeof(bool)), *y_ok = cl_calloc((size_t)n, sizeof(bool));
 	double *m = cl_calloc(4 * (size_t)d, sizeof(double));
+	if (!z_ok || !y_ok || !m) { /* out of memory: no α */
+		free(m);
+		free(z_ok);
+		free(y_ok);
+		ClSmoothAlpha none = {.dimension = d, .delta = delta, .alpha = NAN};
+		return none;
+	}
 	for (int t = 0; t < n; t++) {
 		z_ok[t] = row_finite(z + (size_t)t * (size_t)d, d);
 		y_ok[t] = row_finite(y + (size_t)t * (size_t)d, d);
@@ -171,7 +177,10 @@ typedef struct Evaluator {
 	double **at, **grad_at; /* in_state: each parameter's entry of (s0, u), (g_s0, g_u) */
 } Evaluator;
 
-static void evaluator_init(Evaluator *e, const ClScene *scene, int backend, const ClParam *params, int d,
+static void evaluator_clear(Evaluator *e);
+
+/* False when out of memory (e cleared). */
+static bool evaluator_init(Evaluator *e, const ClScene *scene, int backend, const ClParam *params, int d,
 						   bool gradients)
 {
 	*e = (Evaluator){.scene = scene, .backend = backend, .params = params, .d = d, .in_state = true};
@@ -185,28 +194,40 @@ static void evaluator_init(Evaluator *e, const ClScene *scene, int backend, cons
 	e->theta = cl_calloc((size_t)d, sizeof(double));
 	e->g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double));
 	e->g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
+	if (!e->theta || !e->g_s0 || !e->g_u) {
+		evaluator_clear(e);
+		return false;
+	}
 	if (!e->in_state) {
 		e->copy = cl_scene_copy(scene);
 		for (int k = 0; k < d; k++)
 			e->theta[k] = cl_param_get(scene, &params[k]);
-		return;
+		if (!e->copy)
+			evaluator_clear(e);
+		return e->copy != NULL;
 	}
 	e->s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double));
 	e->u = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
-	cl_scene_initial_state(scene, e->s0);
-	cl_scene_controls(scene, e->u);
 	e->at = cl_calloc((size_t)d, sizeof(double *));
 	e->grad_at = cl_calloc((size_t)d, sizeof(double *));
+	if (!e->s0 || !e->u || !e->at || !e->grad_at || !(e->rollout = cl_rollout_new(scene, backend))) {
+		evaluator_clear(e);
+		return false;
+	}
+	cl_scene_initial_state(scene, e->s0);
+	cl_scene_controls(scene, e->u);
 	for (int k = 0; k < d; k++) {
 		e->at[k] = cl_param_slot(scene, &params[k], e->s0, e->u);
 		e->grad_at[k] = cl_param_slot(scene, &params[k], e->g_s0, e->g_u);
 		e->theta[k] = *e->at[k];
 	}
-	e->rollout = cl_rollout_new(scene, backend);
+	return true;
 }
 
 static void evaluator_clear(Evaluator *e)
 {
+	if (!e->theta && !e->rollout && !e->copy)
+		return; /* never made, or cleared */
 	cl_rollout_free(e->rollout);
 	cl_scene_free(e->copy);
 	free(e->theta);
@@ -216,6 +237,7 @@ static void evaluator_clear(Evaluator *e)
 	free(e->g_u);
 	free(e->at);
 	free(e->grad_at);
+	*e = (Evaluator){0};
 }
 
 /* The loss (NAN when the run stopped) and, with grad, the adjoint's entry
@@ -232,7 +254,13 @@ static const ClStatus *evaluate(Evaluator *e, const double *w, double *loss, dou
 			cl_param_set(e->copy, &e->params[k], e->theta[k] + w[k]);
 		/* a changed mass, radius or duration is part of the backend's setup */
 		cl_rollout_free(e->rollout);
-		e->rollout = cl_rollout_new(e->copy, e->backend);
+		static const ClStatus no_rollout = {.code = CL_STATUS_MEMORY_LIMIT, .step = -1, .message = "out of memory"};
+		if (!(e->rollout = cl_rollout_new(e->copy, e->backend))) {
+			*loss = NAN;
+			for (int k = 0; grad && k < e->d; k++)
+				grad[k] = NAN;
+			return &no_rollout;
+		}
 		cl_rollout_run(e->rollout, NULL, NULL, e->record);
 		scene = e->copy;
 	}
@@ -271,6 +299,7 @@ typedef struct Batch {
 	void *user;
 	const _Atomic int *cancel;
 	atomic_int next;
+	atomic_bool out_of_memory; /* the batch stopped for want of memory (or of a lock) */
 	mtx_t lock;
 	int done, total; /* runs */
 } Batch;
@@ -290,7 +319,7 @@ static int batch_worker(void *data)
 	int chunks = (b->rows + SMOOTH_CHUNK - 1) / SMOOTH_CHUNK;
 	int items = chunks * b->backend_count;
 	for (;;) {
-		if (b->cancel && atomic_load(b->cancel))
+		if ((b->cancel && atomic_load(b->cancel)) || atomic_load(&b->out_of_memory))
 			break;
 		int item = atomic_fetch_add(&b->next, 1);
 		if (item >= items)
@@ -299,7 +328,10 @@ static int batch_worker(void *data)
 		int chunk = item / b->backend_count, slot = item % b->backend_count;
 		Evaluator *e = &bw->evaluators[slot];
 		if (!bw->ready[slot]) {
-			evaluator_init(e, b->scene, b->backends[slot], b->params, b->d, b->gradients);
+			if (!evaluator_init(e, b->scene, b->backends[slot], b->params, b->d, b->gradients)) {
+				atomic_store(&b->out_of_memory, true);
+				break;
+			}
 			bw->ready[slot] = true;
 		}
 		int first = chunk * SMOOTH_CHUNK, end = first + SMOOTH_CHUNK < b->rows ? first + SMOOTH_CHUNK : b->rows;
@@ -343,7 +375,15 @@ static Batch batch_of(const ClScene *scene, const ClSmoothDef *def, int rows, co
 	};
 }
 
-/* Runs the batch; false when cancelled. */
+static void free_worker(BatchWorker *w)
+{
+	free(w->evaluators);
+	free(w->ready);
+	free(w->problem);
+	free(w->problem_row);
+}
+
+/* Runs the batch; false when cancelled or out of memory (b->out_of_memory). */
 static bool batch_run(Batch *b)
 {
 	int n = b->backend_count;
@@ -356,27 +396,51 @@ static bool batch_run(Batch *b)
 	b->problem_row = cl_calloc((size_t)n, sizeof(int));
 	b->total = (int)runs;
 	atomic_init(&b->next, 0);
-	if (mtx_init(&b->lock, mtx_plain) != thrd_success)
-		abort();
+	atomic_init(&b->out_of_memory, false);
 	int chunks = (b->rows + SMOOTH_CHUNK - 1) / SMOOTH_CHUNK;
 	int threads = b->threads < 1 ? 1 : b->threads > SMOOTH_THREADS_MAX ? SMOOTH_THREADS_MAX : b->threads;
 	if (threads > chunks * n)
 		threads = chunks * n;
+	/* each worker holds a rollout per backend: they share the scene's memory budget */
+	ClScene shared = *b->scene;
+	shared.memory_budget /= (size_t)threads * (size_t)n;
+	const ClScene *scene = b->scene;
+	b->scene = &shared;
 	BatchWorker *workers = cl_calloc((size_t)threads, sizeof *workers);
 	thrd_t *ids = cl_calloc((size_t)threads, sizeof *ids);
 	bool *running = cl_calloc((size_t)threads, sizeof *running);
-	for (int t = 0; t < threads; t++) {
-		BatchWorker *w = &workers[t];
-		w->batch = b;
-		w->evaluators = cl_calloc((size_t)n, sizeof *w->evaluators);
-		w->ready = cl_calloc((size_t)n, sizeof *w->ready);
-		w->problem = cl_calloc((size_t)n, sizeof *w->problem);
-		w->problem_row = cl_calloc((size_t)n, sizeof *w->problem_row);
-		for (int s = 0; s < n; s++)
-			w->problem_row[s] = -1;
-		/* the calling thread is worker 0; if a thread cannot start, the others do its share */
-		running[t] = t > 0 && thrd_create(&ids[t], batch_worker, w) == thrd_success;
+	int ready = 0; /* workers with their arrays */
+	if (b->loss && b->status && (b->grad || !b->gradients) && b->baseline && b->problem && b->problem_row &&
+		workers && ids && running && mtx_init(&b->lock, mtx_plain) == thrd_success) {
+		for (; ready < threads; ready++) {
+			BatchWorker *w = &workers[ready];
+			w->batch = b;
+			w->evaluators = cl_calloc((size_t)n, sizeof *w->evaluators);
+			w->ready = cl_calloc((size_t)n, sizeof *w->ready);
+			w->problem = cl_calloc((size_t)n, sizeof *w->problem);
+			w->problem_row = cl_calloc((size_t)n, sizeof *w->problem_row);
+			if (!w->evaluators || !w->ready || !w->problem || !w->problem_row) {
+				free_worker(w);
+				break;
+			}
+			for (int s = 0; s < n; s++)
+				w->problem_row[s] = -1;
+		}
+		if (ready == 0)
+			mtx_destroy(&b->lock);
 	}
+	if (ready == 0) {
+		atomic_store(&b->out_of_memory, true);
+		free(workers);
+		free(ids);
+		free(running);
+		b->scene = scene;
+		return false;
+	}
+	/* the calling thread is worker 0; if a thread cannot start, the others do its share */
+	for (int t = 1; t < ready; t++)
+		running[t] = thrd_create(&ids[t], batch_worker, &workers[t]) == thrd_success;
+	threads = ready;
 	batch_worker(&workers[0]);
 	for (int t = 1; t < threads; t++)
 		if (running[t])
@@ -393,16 +457,22 @@ static bool batch_run(Batch *b)
 			if (w->ready[s])
 				evaluator_clear(&w->evaluators[s]);
 		}
-		free(w->evaluators);
-		free(w->ready);
-		free(w->problem);
-		free(w->problem_row);
+		free_worker(w);
 	}
 	free(workers);
 	free(ids);
 	free(running);
 	mtx_destroy(&b->lock);
-	return b->done == b->total;
+	b->scene = scene;
+	return b->done == b->total && !atomic_load(&b->out_of_memory);
+}
+
+/* The status of a batch that did not finish. */
+static bool batch_failed(const Batch *b, ClStatus *status)
+{
+	if (atomic_load(&b->out_of_memory))
+		return cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "smooth: out of memory");
+	return cl_status_fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
 }
 
 static void batch_clear(Batch *b)
@@ -433,8 +503,8 @@ static int repeated_param(const ClScene *scene, const ClParam *params, int count
 	size_t ns = (size_t)cl_state_size(scene), nu = (size_t)cl_control_size(scene);
 	double *s0 = cl_calloc(ns, sizeof(double)), *u = cl_calloc(nu, sizeof(double));
 	bool *seen = cl_calloc(ns + nu, sizeof(bool));
-	int repeat = -1;
-	for (int k = 0; k < count && repeat < 0; k++) {
+	int repeat = s0 && u && seen ? -1 : -2;
+	for (int k = 0; k < count && repeat == -1; k++) {
 		const double *at = cl_param_has_adjoint(&params[k]) ? cl_param_slot(scene, &params[k], s0, u) : NULL;
 		if (at) {
 			size_t index = at >= s0 && at < s0 + ns ? (size_t)(at - s0) : ns + (size_t)(at - u);
@@ -443,7 +513,7 @@ static int repeated_param(const ClScene *scene, const ClParam *params, int count
 			seen[index] = true;
 			continue;
 		}
-		for (int j = 0; j < k && repeat < 0; j++)
+		for (int j = 0; j < k && repeat == -1; j++)
 			if (same_param(&params[j], &params[k]))
 				repeat = k;
 	}
@@ -470,6 +540,8 @@ static bool check_common(const ClScene *scene, const ClSmoothDef *def, ClStatus 
 	}
 	/* a repeat would be perturbed twice over, with two noise scales */
 	int repeat = repeated_param(scene, def->params, def->param_count);
+	if (repeat == -2)
+		return cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "smooth: out of memory");
 	if (repeat >= 0) {
 		char name[CL_NAME_MAX];
 		cl_param_name(scene, &def->params[repeat], name, sizeof name);
@@ -483,16 +555,16 @@ static bool check_common(const ClScene *scene, const ClSmoothDef *def, ClStatus 
 	return true;
 }
 
-/* Bytes a batch of rows holds, against the memory bound. */
-static bool check_memory(const ClSmoothDef *def, size_t rows, size_t extra_per_row, ClStatus *status)
+/* Bytes a batch of rows holds, against the scene's memory budget. */
+static bool check_memory(const ClScene *scene, const ClSmoothDef *def, size_t rows, size_t extra_per_row,
+						 ClStatus *status)
 {
 	size_t d = (size_t)def->param_count, n = (size_t)def->backend_count;
 	double bytes = (double)rows * (8.0 * (double)d + (double)n * (9.0 + 8.0 * (double)d) + (double)extra_per_row);
-	if (bytes > (double)SMOOTH_MEMORY_MAX)
-		return cl_status_fail(status, CL_STATUS_UNSUPPORTED,
-							  "smooth: %zu runs × %d backends × %d parameters need %.0f MB (at most %zu MB)", rows,
-							  def->backend_count, def->param_count, bytes / 1e6, SMOOTH_MEMORY_MAX / 1000000);
-	return true;
+	char what[128];
+	snprintf(what, sizeof what, "smooth: %zu runs × %d backends × %d parameters", rows, def->backend_count,
+			 def->param_count);
+	return cl_memory_fits(scene, bytes < (double)SIZE_MAX ? (size_t)bytes : SIZE_MAX, what, status);
 }
 
 /* ------------------------------------------------------------ sampling */
@@ -517,7 +589,8 @@ typedef struct Terms {
 	bool *z_ok, *plain_ok, *y_ok;
 } Terms;
 
-static void terms_init(Terms *t, int terms, int d)
+/* False when out of memory (terms_clear frees what was had). */
+static bool terms_init(Terms *t, int terms, int d)
 {
 	size_t n = (size_t)terms;
 	t->z = cl_calloc(n * (size_t)d, sizeof(double));
@@ -527,6 +600,7 @@ static void terms_init(Terms *t, int terms, int d)
 	t->z_ok = cl_calloc(n, sizeof(bool));
 	t->plain_ok = cl_calloc(n, sizeof(bool));
 	t->y_ok = cl_calloc(n, sizeof(bool));
+	return t->z && t->plain && t->y && t->loss && t->z_ok && t->plain_ok && t->y_ok;
 }
 
 static void terms_clear(Terms *t)
@@ -609,11 +683,14 @@ static ClSmoothEstimate combination(const double *x, const bool *x_ok, double a,
 	return estimate(mean, n >= 2 ? sq / (n - 1) : NAN, n);
 }
 
-static void reduce(const Batch *b, const ClSmoothDef *def, int terms, const Terms *t, const Terms *exact,
+/* False when out of memory. */
+static bool reduce(const Batch *b, const ClSmoothDef *def, int terms, const Terms *t, const Terms *exact,
 				   ClSmoothResult *out)
 {
 	int d = def->param_count;
 	double *m = cl_calloc(6 * (size_t)d, sizeof(double));
+	if (!m)
+		return false;
 	double *zm = m, *zv = m + d, *pm = m + 2 * d, *pv = m + 3 * d, *ym = m + 4 * d, *yv = m + 5 * d;
 	out->zobg_terms = moments(t->z, t->z_ok, terms, d, zm, zv);
 	int plain_terms = moments(t->plain, t->plain_ok, terms, d, pm, pv);
@@ -642,13 +719,16 @@ static void reduce(const Batch *b, const ClSmoothDef *def, int terms, const Term
 						   ? combination(t->y, t->y_ok, 1.0, exact->z, exact->z_ok, -1.0, terms, d, k)
 						   : (ClSmoothEstimate){NAN, NAN};
 	}
+	free(m);
 	if (def->keep_terms) {
 		out->zobg_values = cl_calloc((size_t)terms * (size_t)d, sizeof(double));
 		out->fobg_values = cl_calloc((size_t)terms * (size_t)d, sizeof(double));
+		if (!out->zobg_values || !out->fobg_values)
+			return false;
 		memcpy(out->zobg_values, t->z, sizeof(double) * (size_t)terms * (size_t)d);
 		memcpy(out->fobg_values, t->y, sizeof(double) * (size_t)terms * (size_t)d);
 	}
-	free(m);
+	return true;
 }
 
 bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *results, ClStatus *status)
@@ -670,12 +750,17 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 	int d = def->param_count, terms = def->antithetic ? def->samples / 2 : def->samples;
 	int rows = 1 + def->samples;
 	/* per row besides the batch: eps, and three term values per backend */
-	if (!check_memory(def, (size_t)rows, 8 * (size_t)d * (1 + 3 * (size_t)def->backend_count), status))
+	if (!check_memory(scene, def, (size_t)rows, 8 * (size_t)d * (1 + 3 * (size_t)def->backend_count), status))
 		return false;
 
 	/* the samples, drawn once for every backend: ε_j from stream (seed, j) */
 	double *eps = cl_calloc((size_t)terms * (size_t)d, sizeof(double));
 	double *w = cl_calloc((size_t)rows * (size_t)d, sizeof(double));
+	if (!eps || !w) {
+		free(eps);
+		free(w);
+		return cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "smooth: out of memory");
+	}
 	for (int j = 0; j < terms; j++) {
 		ClRandom random = cl_random_stream(def->seed, (uint64_t)j);
 		for (int k = 0; k < d; k++)
@@ -688,24 +773,33 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 			w[(size_t)r * (size_t)d + (size_t)k] = sign * def->sigma[k] * eps[(size_t)j * (size_t)d + (size_t)k];
 	}
 	Batch b = batch_of(scene, def, rows, w, !def->zeroth_order_only);
-	bool ok = batch_run(&b);
+	bool ok = batch_run(&b) || batch_failed(&b, status);
+	Terms *t = ok ? cl_calloc((size_t)def->backend_count, sizeof *t) : NULL;
+	for (int s = 0; t && s < def->backend_count; s++)
+		if (!terms_init(&t[s], terms, d))
+			ok = false;
+	if (ok && !t)
+		ok = false;
+	bool made = ok; /* results[] hold something to clear */
 	if (ok) {
 		int exact_slot = -1;
 		for (int s = 0; s < def->backend_count; s++)
 			if (def->backends[s] == cl_backend_reference())
 				exact_slot = s;
-		Terms *t = cl_calloc((size_t)def->backend_count, sizeof *t);
-		for (int s = 0; s < def->backend_count; s++) {
-			terms_init(&t[s], terms, d);
+		for (int s = 0; s < def->backend_count; s++)
 			make_terms(&b, s, def, eps, terms, &t[s]);
-		}
-		for (int s = 0; s < def->backend_count; s++) {
+		for (int s = 0; s < def->backend_count; s++)
+			results[s] = (ClSmoothResult){.backend = def->backends[s]};
+		for (int s = 0; ok && s < def->backend_count; s++) {
 			ClSmoothResult *r = &results[s];
 			size_t base = (size_t)s * (size_t)rows;
 			*r = (ClSmoothResult){.backend = def->backends[s], .status = b.baseline[s], .loss = b.loss[base],
 								  .terms = terms};
 			r->gradient = cl_calloc((size_t)d, sizeof *r->gradient);
-			reduce(&b, def, terms, &t[s], exact_slot >= 0 ? &t[exact_slot] : NULL, r);
+			if (!r->gradient || !reduce(&b, def, terms, &t[s], exact_slot >= 0 ? &t[exact_slot] : NULL, r)) {
+				ok = false;
+				break;
+			}
 			for (int row = 1; row < rows; row++)
 				r->not_ok += b.status[base + (size_t)row] != CL_STATUS_OK;
 			r->first_problem = b.problem_row[s] >= 0 ? b.problem[s] : (ClStatus){.code = CL_STATUS_OK, .step = -1};
@@ -720,14 +814,18 @@ bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *res
 					g->point = NAN;
 			}
 		}
-		for (int s = 0; s < def->backend_count; s++)
-			terms_clear(&t[s]);
-		free(t);
 	}
+	if (!ok && (!status || status->code == CL_STATUS_OK))
+		cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "smooth: out of memory");
+	for (int s = 0; !ok && made && s < def->backend_count; s++)
+		cl_smooth_result_clear(&results[s]);
+	for (int s = 0; t && s < def->backend_count; s++)
+		terms_clear(&t[s]);
+	free(t);
 	batch_clear(&b);
 	free(eps);
 	free(w);
-	return ok || cl_status_fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
+	return ok;
 }
 
 /* ------------------------------------------------------------ quadrature */
@@ -748,18 +846,24 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "quadrature: %d points per axis (3 to %d allowed)", n,
 							  d == 1 ? SMOOTH_SAMPLES_MAX : 2048);
 	int grid = d == 1 ? n : n * n, rows = 1 + grid;
-	if (!check_memory(def, (size_t)rows, 8, status))
+	if (!check_memory(scene, def, (size_t)rows, 8, status))
 		return false;
 	/* node i of an axis: −reach·σ … reach·σ, from both ends so the grid is symmetric */
 	double *node = cl_calloc((size_t)n * (size_t)d, sizeof(double));
+	double *w = cl_calloc((size_t)rows * (size_t)d, sizeof(double));
+	double *weight = cl_calloc((size_t)rows, sizeof(double));
+	if (!node || !w || !weight) {
+		free(node);
+		free(w);
+		free(weight);
+		return cl_status_fail(status, CL_STATUS_MEMORY_LIMIT, "quadrature: out of memory");
+	}
 	for (int k = 0; k < d; k++)
 		for (int i = 0; i < n; i++) {
 			double t = (double)i / (n - 1), span = 2.0 * reach * def->sigma[k];
 			node[(size_t)k * (size_t)n + (size_t)i] =
 				t < 0.5 ? -reach * def->sigma[k] + t * span : reach * def->sigma[k] - (1.0 - t) * span;
 		}
-	double *w = cl_calloc((size_t)rows * (size_t)d, sizeof(double));
-	double *weight = cl_calloc((size_t)rows, sizeof(double));
 	for (int g = 0; g < grid; g++) {
 		int index[2] = {g % n, g / n};
 		double c = 1.0;
@@ -772,7 +876,7 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 		weight[g + 1] = c;
 	}
 	Batch b = batch_of(scene, def, rows, w, true);
-	bool ok = batch_run(&b);
+	bool ok = batch_run(&b) || batch_failed(&b, status);
 	for (int s = 0; ok && s < def->backend_count; s++) {
 		ClSmoothQuadrature *q = &results[s];
 		*q = (ClSmoothQuadrature){0};
@@ -804,5 +908,5 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 	free(node);
 	free(w);
 	free(weight);
-	return ok || cl_status_fail(status, CL_STATUS_CANCELLED, "smooth: cancelled");
+	return ok;
 }

@@ -44,12 +44,12 @@ typedef struct Worker {
 	double *s0, *u, *g_s0, *g_u;
 } Worker;
 
-static void *xcalloc(size_t count, size_t size)
+/* A cell that could not be computed for want of memory. */
+static ClSweepCell cell_out_of_memory(void)
 {
-	void *p = calloc(count ? count : 1, size);
-	if (!p)
-		abort();
-	return p;
+	ClSweepCell cell = cl_sweep_cell_pending();
+	cell.status = CL_STATUS_MEMORY_LIMIT;
+	return cell;
 }
 
 static void merge_status(ClStatusCode *into, ClStatusCode code)
@@ -67,6 +67,8 @@ static ClSweepCell cell_adjoint(Worker *w, int slot_index, double x, double y)
 	if (!w->rollouts[slot_index])
 		w->rollouts[slot_index] = cl_rollout_new(sw->scene, def->backends[slot_index]);
 	ClRollout *r = w->rollouts[slot_index];
+	if (!r)
+		return cell_out_of_memory();
 	memcpy(w->s0, sw->s0_base, sizeof(double) * (size_t)sw->state_size);
 	memcpy(w->u, sw->u_base, sizeof(double) * (size_t)sw->control_size);
 	*cl_param_slot(sw->scene, &def->x.param, w->s0, w->u) = x;
@@ -87,18 +89,22 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 	const ClSweepDef *def = sw->def;
 	int backend = def->backends[slot_index];
 	ClScene *scene = cl_scene_copy(sw->scene);
-	cl_param_set(scene, &def->x.param, x);
-	cl_param_set(scene, &def->y.param, y);
-	ClRollout *r = cl_rollout_new(scene, backend);
 	bool any_adjoint = sw->adjoint_x || sw->adjoint_y;
+	double *g_s0 = NULL, *g_u = NULL;
+	ClRollout *r = NULL;
+	if (!scene || !cl_param_set(scene, &def->x.param, x) || !cl_param_set(scene, &def->y.param, y) ||
+		!(r = cl_rollout_new(scene, backend)) ||
+		(any_adjoint && (!(g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double))) ||
+						 !(g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double)))))) {
+		free(g_s0);
+		cl_rollout_free(r);
+		cl_scene_free(scene);
+		return cell_out_of_memory();
+	}
 	cl_rollout_run(r, NULL, NULL, any_adjoint);
 	ClSweepCell cell = {.loss = cl_rollout_loss(r), .status = cl_rollout_status(r)->code};
-	double *g_s0 = NULL, *g_u = NULL;
-	if (any_adjoint) {
-		g_s0 = xcalloc((size_t)cl_state_size(scene), sizeof(double));
-		g_u = xcalloc((size_t)cl_control_size(scene), sizeof(double));
+	if (any_adjoint)
 		cl_rollout_gradient(r, g_s0, g_u);
-	}
 	const ClParam *params[2] = {&def->x.param, &def->y.param};
 	bool adjoint[2] = {sw->adjoint_x, sw->adjoint_y};
 	double grads[2];
@@ -187,13 +193,29 @@ static int worker_main(void *data)
 	return 0;
 }
 
-static bool fail(ClStatus *status, const char *message)
+static bool fail_with(ClStatus *status, ClStatusCode code, const char *message)
 {
 	if (status) {
-		*status = (ClStatus){.code = CL_STATUS_UNSUPPORTED, .step = -1};
+		*status = (ClStatus){.code = code, .step = -1};
 		snprintf(status->message, sizeof status->message, "%s", message);
 	}
 	return false;
+}
+
+static bool fail(ClStatus *status, const char *message)
+{
+	return fail_with(status, CL_STATUS_UNSUPPORTED, message);
+}
+
+static void free_worker(Worker *w, int backend_count)
+{
+	for (int b = 0; w->rollouts && b < backend_count; b++)
+		cl_rollout_free(w->rollouts[b]);
+	free(w->rollouts);
+	free(w->s0);
+	free(w->g_s0);
+	free(w->u);
+	free(w->g_u);
 }
 
 static bool check_axis(const ClScene *scene, const ClSweepAxis *axis, const char *which, ClStatus *status)
@@ -243,8 +265,15 @@ bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, C
 	for (size_t i = 0; i < total; i++)
 		cells[i] = cl_sweep_cell_pending();
 
+	int threads = def->threads < 1 ? 1 : def->threads > SWEEP_THREADS_MAX ? SWEEP_THREADS_MAX : def->threads;
+	if (threads > (int)total)
+		threads = (int)total;
+	/* each worker holds a rollout per backend (or a recorded one and an FD
+	 * one): they share the scene's memory budget */
+	ClScene shared = *scene;
+	shared.memory_budget /= (size_t)threads * (size_t)(def->backend_count > 2 ? def->backend_count : 2);
 	Sweep sw = {
-		.scene = scene,
+		.scene = &shared,
 		.def = def,
 		.cells = cells,
 		.state_size = cl_state_size(scene),
@@ -256,47 +285,47 @@ bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, C
 	atomic_init(&sw.next, 0);
 	if (mtx_init(&sw.progress_lock, mtx_plain) != thrd_success)
 		return fail(status, "sweep: cannot create a lock");
-	sw.s0_base = xcalloc((size_t)sw.state_size, sizeof(double));
-	sw.u_base = xcalloc((size_t)sw.control_size, sizeof(double));
-	cl_scene_initial_state(scene, sw.s0_base);
-	cl_scene_controls(scene, sw.u_base);
-
-	int threads = def->threads < 1 ? 1 : def->threads > SWEEP_THREADS_MAX ? SWEEP_THREADS_MAX : def->threads;
-	if (threads > sw.total)
-		threads = sw.total;
-	Worker *workers = xcalloc((size_t)threads, sizeof *workers);
-	thrd_t *ids = xcalloc((size_t)threads, sizeof *ids);
-	bool *running = xcalloc((size_t)threads, sizeof *running);
-	for (int t = 0; t < threads; t++) {
-		Worker *w = &workers[t];
-		w->sweep = &sw;
-		w->rollouts = xcalloc((size_t)def->backend_count, sizeof *w->rollouts);
-		w->s0 = xcalloc((size_t)sw.state_size, sizeof(double));
-		w->g_s0 = xcalloc((size_t)sw.state_size, sizeof(double));
-		w->u = xcalloc((size_t)sw.control_size, sizeof(double));
-		w->g_u = xcalloc((size_t)sw.control_size, sizeof(double));
-		/* the calling thread is worker 0; if a thread cannot start, the others do its share */
-		running[t] = t > 0 && thrd_create(&ids[t], worker_main, w) == thrd_success;
+	sw.s0_base = cl_calloc((size_t)sw.state_size, sizeof(double));
+	sw.u_base = cl_calloc((size_t)sw.control_size, sizeof(double));
+	Worker *workers = cl_calloc((size_t)threads, sizeof *workers);
+	thrd_t *ids = cl_calloc((size_t)threads, sizeof *ids);
+	bool *running = cl_calloc((size_t)threads, sizeof *running);
+	int ready = 0; /* workers with their arrays; fewer threads when memory is short */
+	if (sw.s0_base && sw.u_base && workers && ids && running) {
+		cl_scene_initial_state(scene, sw.s0_base);
+		cl_scene_controls(scene, sw.u_base);
+		for (; ready < threads; ready++) {
+			Worker *w = &workers[ready];
+			w->sweep = &sw;
+			w->rollouts = cl_calloc((size_t)def->backend_count, sizeof *w->rollouts);
+			w->s0 = cl_calloc((size_t)sw.state_size, sizeof(double));
+			w->g_s0 = cl_calloc((size_t)sw.state_size, sizeof(double));
+			w->u = cl_calloc((size_t)sw.control_size, sizeof(double));
+			w->g_u = cl_calloc((size_t)sw.control_size, sizeof(double));
+			if (!w->rollouts || !w->s0 || !w->g_s0 || !w->u || !w->g_u) {
+				free_worker(w, def->backend_count);
+				break;
+			}
+		}
 	}
-	worker_main(&workers[0]);
-	for (int t = 1; t < threads; t++)
+	/* the calling thread is worker 0; if a thread cannot start, the others do its share */
+	for (int t = 1; t < ready; t++)
+		running[t] = thrd_create(&ids[t], worker_main, &workers[t]) == thrd_success;
+	if (ready > 0)
+		worker_main(&workers[0]);
+	for (int t = 1; t < ready; t++)
 		if (running[t])
 			thrd_join(ids[t], NULL);
-	for (int t = 0; t < threads; t++) {
-		for (int b = 0; b < def->backend_count; b++)
-			cl_rollout_free(workers[t].rollouts[b]);
-		free(workers[t].rollouts);
-		free(workers[t].s0);
-		free(workers[t].g_s0);
-		free(workers[t].u);
-		free(workers[t].g_u);
-	}
+	for (int t = 0; t < ready; t++)
+		free_worker(&workers[t], def->backend_count);
 	free(workers);
 	free(ids);
 	free(running);
 	free(sw.s0_base);
 	free(sw.u_base);
 	mtx_destroy(&sw.progress_lock);
+	if (ready == 0)
+		return fail_with(status, CL_STATUS_MEMORY_LIMIT, "sweep: out of memory for its workspace");
 	if (sw.done < sw.total) {
 		if (status) {
 			*status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};

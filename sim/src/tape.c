@@ -4,15 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps)
+bool cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps, ClMemoryAccount *account)
 {
 	memset(tape, 0, sizeof *tape);
 	tape->ball_count = ball_count;
 	tape->inverse_mass = inverse_mass;
-	tape->step_begin = calloc((size_t)steps + 1, sizeof *tape->step_begin);
-	if (!tape->step_begin)
-		abort();
+	tape->account = account;
 	tape->step_count = steps;
+	tape->step_begin = cl_calloc((size_t)steps + 1, sizeof *tape->step_begin);
+	return tape->step_begin != NULL;
+}
+
+size_t cl_tape_bytes(int steps, int ball_count, bool blocks_per_ball)
+{
+	size_t per_step = sizeof(ClFactor);
+	if (blocks_per_ball)
+		per_step += (size_t)ball_count * (sizeof(ClBlockA) + sizeof(ClBlockB));
+	return (size_t)steps * per_step;
+}
+
+bool cl_tape_reserve(ClTape *tape, int steps, bool blocks_per_ball)
+{
+	size_t blocks = blocks_per_ball ? (size_t)steps * (size_t)tape->ball_count : 0;
+	return cl_memory_reserve(tape->account, &tape->factors, &tape->factor_capacity, (size_t)steps,
+							 sizeof *tape->factors) &&
+		   (!blocks || (cl_memory_reserve(tape->account, &tape->a, &tape->a_capacity, blocks, sizeof *tape->a) &&
+						cl_memory_reserve(tape->account, &tape->b, &tape->b_capacity, blocks, sizeof *tape->b)));
 }
 
 void cl_tape_release(ClTape *tape)
@@ -26,6 +43,7 @@ void cl_tape_release(ClTape *tape)
 
 void cl_tape_reset(ClTape *tape)
 {
+	tape->failed = false;
 	tape->factor_count = 0;
 	tape->a_count = 0;
 	tape->b_count = 0;
@@ -41,22 +59,35 @@ void cl_tape_end_step(ClTape *tape, int step)
 	tape->step_begin[step + 1] = tape->factor_count;
 }
 
-static ClFactor *push_factor(ClTape *tape, ClFactorKind kind)
+/* Makes room for one more item; after a failure the tape takes nothing more. */
+static bool room(ClTape *tape, void *array, int *capacity, int count, size_t item)
 {
-	tape->factors = cl_grow(tape->factors, &tape->factor_capacity, tape->factor_count + 1, sizeof *tape->factors);
-	ClFactor *f = &tape->factors[tape->factor_count++];
-	*f = (ClFactor){.kind = kind, .a_begin = tape->a_count, .b_begin = tape->b_count};
-	return f;
+	if (count < *capacity) /* nearly always: the contact-free part is reserved */
+		return !tape->failed;
+	if (!tape->failed && !cl_memory_grow(tape->account, array, capacity, (size_t)count + 1, item))
+		tape->failed = true;
+	return !tape->failed;
+}
+
+static void push_factor(ClTape *tape, ClFactorKind kind, double tau)
+{
+	if (!room(tape, &tape->factors, &tape->factor_capacity, tape->factor_count, sizeof *tape->factors))
+		return;
+	tape->factors[tape->factor_count++] =
+		(ClFactor){.kind = kind, .tau = tau, .a_begin = tape->a_count, .b_begin = tape->b_count};
 }
 
 void cl_tape_factor(ClTape *tape)
 {
-	push_factor(tape, CL_FACTOR_BLOCKS);
+	push_factor(tape, CL_FACTOR_BLOCKS, 0.0);
 }
 
 double *cl_tape_a(ClTape *tape, int row, int col)
 {
-	tape->a = cl_grow(tape->a, &tape->a_capacity, tape->a_count + 1, sizeof *tape->a);
+	if (!room(tape, &tape->a, &tape->a_capacity, tape->a_count, sizeof *tape->a)) {
+		memset(&tape->sink_a, 0, sizeof tape->sink_a);
+		return tape->sink_a.m;
+	}
 	ClBlockA *block = &tape->a[tape->a_count++];
 	memset(block, 0, sizeof *block);
 	block->row = row;
@@ -67,7 +98,10 @@ double *cl_tape_a(ClTape *tape, int row, int col)
 
 double *cl_tape_b(ClTape *tape, int row, int col)
 {
-	tape->b = cl_grow(tape->b, &tape->b_capacity, tape->b_count + 1, sizeof *tape->b);
+	if (!room(tape, &tape->b, &tape->b_capacity, tape->b_count, sizeof *tape->b)) {
+		memset(&tape->sink_b, 0, sizeof tape->sink_b);
+		return tape->sink_b.m;
+	}
 	ClBlockB *block = &tape->b[tape->b_count++];
 	memset(block, 0, sizeof *block);
 	block->row = row;
@@ -86,7 +120,7 @@ double *cl_tape_a_identity(ClTape *tape, int ball)
 
 void cl_tape_drift(ClTape *tape, double tau)
 {
-	push_factor(tape, CL_FACTOR_DRIFT)->tau = tau;
+	push_factor(tape, CL_FACTOR_DRIFT, tau);
 }
 
 static bool all_zero(const double *m, int n)

@@ -20,6 +20,27 @@ extern "C" {
 #define CL_MAX_STEPS 10000000
 #define CL_PARAMS_MAX 16
 
+/* The limits of a scene (cl_scene_validate checks them). Counts keep the
+ * parts of the backends that grow with ball pairs bounded; steps × balls
+ * bounds the trajectory, (steps + 1) × state size doubles. */
+#define CL_MAX_BALLS 1000
+#define CL_MAX_WALLS 1000
+#define CL_MAX_BALL_STEPS 20000000
+/* Lengths (positions, wall points, radii) and speeds are at most
+ * CL_LENGTH_MAX in magnitude, as is gravity: a rollout declares a state past
+ * 1e8 diverged. Every radius is at least CL_RADIUS_MIN_FRACTION of the
+ * scene's extent (cl_scene_extent), so that contact tolerances, which are
+ * relative to the extent (1e-9 of it in the exact backend), stay far below
+ * the size of every ball. */
+#define CL_LENGTH_MAX 1e6
+#define CL_RADIUS_MIN_FRACTION 1e-6
+
+/* The memory one rollout may hold unless the scene says otherwise
+ * (ClScene.memory_budget): the engine does not ask the system how much it
+ * has, so its results do not depend on the machine; the application sets a
+ * budget from the machine's memory. */
+#define CL_MEMORY_BUDGET_DEFAULT ((size_t)1 << 30)
+
 typedef struct ClVec2 {
 	double x, y;
 } ClVec2;
@@ -127,15 +148,26 @@ struct ClScene {
 	ClLossTerm *loss;
 	ClOptimizeDef optimize;
 	ClBackendParams *backend_params; /* cl_backend_count() entries */
+	/* Bytes one rollout of this scene may hold: its states, controls,
+	 * recorded Jacobians, contacts and backend workspace. A run that would
+	 * need more stops with CL_STATUS_MEMORY_LIMIT: before its first step when
+	 * the trajectory, or the least its recording takes, does not fit, or at
+	 * the step whose contacts pass it. A sweep or a convergence study shares
+	 * it among the rollouts its threads hold at once. A run setting, not
+	 * part of the scene: copied with it, not saved, not compared. */
+	size_t memory_budget;
 };
 
 /* An empty scene with defaults: T = 1, N = 480, no gravity, e = 1, μ = 0,
- * every backend's parameters at their defaults. */
+ * every backend's parameters at their defaults, a memory budget of
+ * CL_MEMORY_BUDGET_DEFAULT. Like every function of the engine that
+ * allocates, NULL (or false) when out of memory; nothing aborts. */
 ClScene *cl_scene_new(void);
 ClScene *cl_scene_copy(const ClScene *scene);
 void cl_scene_free(ClScene *scene);
 
-/* Append objects; the returned pointer stays valid until the next add/remove. */
+/* Append objects (NULL when out of memory); the returned pointer stays
+ * valid until the next add/remove. */
 ClBall *cl_scene_add_ball(ClScene *scene, const char *id);
 ClWall *cl_scene_add_wall(ClScene *scene, const char *id);
 ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type);
@@ -145,10 +177,12 @@ void cl_scene_remove_loss(ClScene *scene, int index);
 int cl_scene_find_ball(const ClScene *scene, const char *id);
 int cl_scene_find_wall(const ClScene *scene, const char *id);
 
-/* Changes N; control sequences are resampled piecewise-constantly in time. */
-void cl_scene_set_steps(ClScene *scene, int steps);
-/* Stores a control sequence (steps entries of (ux, uy)) for a ball. */
-void cl_scene_set_control_sequence(ClScene *scene, int ball, const double *u);
+/* Changes N; control sequences are resampled piecewise-constantly in time.
+ * False (the scene unchanged) when out of memory. */
+bool cl_scene_set_steps(ClScene *scene, int steps);
+/* Stores a control sequence (steps entries of (ux, uy)) for a ball; false
+ * when out of memory. */
+bool cl_scene_set_control_sequence(ClScene *scene, int ball, const double *u);
 
 static inline double cl_scene_dt(const ClScene *scene)
 {
@@ -172,6 +206,9 @@ static inline int cl_control_size(const ClScene *scene)
 
 void cl_scene_initial_state(const ClScene *scene, double *s0);
 void cl_scene_controls(const ClScene *scene, double *u);
+/* The scene's length scale: the largest |p| + r of a ball and |n·point| of
+ * a wall (1 for an empty scene). */
+double cl_scene_extent(const ClScene *scene);
 
 /* Checks every semantic rule (positive radius, no overlap at t = 0, finite
  * numbers, …). On failure returns false and writes "path: reason", where the
@@ -209,7 +246,8 @@ void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_
  * need a parameter that fits. */
 bool cl_param_fits(const ClScene *scene, const ClParam *param);
 double cl_param_get(const ClScene *scene, const ClParam *param);
-void cl_param_set(ClScene *scene, const ClParam *param, double value);
+/* False when out of memory (a control of a ball without a sequence gets one). */
+bool cl_param_set(ClScene *scene, const ClParam *param, double value);
 /* True when the adjoint gives this derivative (initial state and controls). */
 bool cl_param_has_adjoint(const ClParam *param);
 /* Where a parameter with an adjoint lives in a rollout's initial state s0
@@ -235,7 +273,8 @@ typedef enum ClParamGroup {
  * Writes up to capacity into out (which may be NULL) and returns how many
  * there are. */
 int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *out, int capacity);
-/* The same in a new array (free() it; never NULL), *count its length. */
+/* The same in a new array (free() it), *count its length; NULL and 0 when
+ * out of memory. */
 ClParam *cl_scene_params_new(const ClScene *scene, unsigned groups, int ball, int *count);
 /* True when the ball takes part in the loss or is actuated: the balls whose
  * columns a big scene's gradient table shows first. */
@@ -312,6 +351,7 @@ typedef enum ClStatusCode {
 	CL_STATUS_SOLVER_FAILED,  /* an LCP / QP did not converge */
 	CL_STATUS_UNSUPPORTED,    /* the backend cannot simulate this scene */
 	CL_STATUS_IMPACT_LIMIT,   /* exact: the rollout's impact budget ran out */
+	CL_STATUS_MEMORY_LIMIT,   /* the run needs more memory than its budget, or the system has */
 	CL_STATUS_CANCELLED,
 	CL_STATUS_COUNT
 } ClStatusCode;
@@ -337,8 +377,21 @@ typedef struct ClContactEvent {
 typedef struct ClRollout ClRollout;
 
 /* Workspace for one backend on one scene; the scene must outlive it and not
- * change its ball count or steps while it is in use. */
+ * change its ball count or steps while it is in use. NULL only for an
+ * unknown backend or when not even the rollout's own few hundred bytes can
+ * be had: a rollout whose trajectory does not fit scene->memory_budget is
+ * made, and its every run stops before the first step with
+ * CL_STATUS_MEMORY_LIMIT, so callers handle it as any failed run. */
 ClRollout *cl_rollout_new(const ClScene *scene, int backend);
+/* What a rollout of this scene takes at least (states, controls, backend
+ * workspace and, with record, the Jacobians of contact-free intervals):
+ * contacts add to it while it runs. */
+size_t cl_rollout_bytes(const ClScene *scene, int backend, bool record);
+/* "64 MiB", "1.5 GiB", "512 bytes": sizes as the messages print them. */
+void cl_format_bytes(size_t bytes, char *text, size_t size);
+/* True when bytes fit scene->memory_budget; else sets status to
+ * CL_STATUS_MEMORY_LIMIT, "WHAT needs N, more than the memory budget of M". */
+bool cl_memory_fits(const ClScene *scene, size_t bytes, const char *what, ClStatus *status);
 void cl_rollout_free(ClRollout *rollout);
 
 /* Runs the forward pass from s0 with controls u (NULL: the scene's own).
@@ -355,6 +408,9 @@ const double *cl_rollout_states(const ClRollout *rollout);
 int cl_rollout_steps_done(const ClRollout *rollout);
 double cl_rollout_loss(const ClRollout *rollout);
 int cl_rollout_event_count(const ClRollout *rollout);
+/* The bytes it holds (charged to scene->memory_budget): after a recorded
+ * run without contacts, exactly cl_rollout_bytes(scene, backend, true). */
+size_t cl_rollout_memory(const ClRollout *rollout);
 const ClContactEvent *cl_rollout_events(const ClRollout *rollout);
 
 /* Reverse mode through the recorded Jacobians: dL/ds0 (state size) and

@@ -52,9 +52,25 @@ typedef struct BraxWorkspace {
 	double a01, a11, b0, b1;
 } BraxWorkspace;
 
+static void destroy(void *workspace);
+
+/* Every ball–wall and ball–ball pair (balls² / 2 of them). */
+static size_t pair_capacity(const ClScene *scene)
+{
+	size_t nb = (size_t)scene->ball_count, nw = (size_t)scene->wall_count;
+	return nb * nw + nb * (nb ? nb - 1 : 0) / 2;
+}
+
+static size_t workspace_bytes(const ClScene *scene)
+{
+	return pair_capacity(scene) * sizeof(BraxPair);
+}
+
 static void *create(const ClScene *scene, bool pbd)
 {
 	BraxWorkspace *w = cl_calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
 	BraxModel *m = &w->model;
 	int nb = scene->ball_count, nw = scene->wall_count;
 	m->pbd = pbd;
@@ -78,8 +94,14 @@ static void *create(const ClScene *scene, bool pbd)
 	m->sums = cl_calloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
 	m->touched = cl_calloc((size_t)nb, sizeof *m->touched);
 	m->touched_balls = cl_calloc((size_t)nb, sizeof *m->touched_balls);
-	m->pair_capacity = nb * nw + nb * (nb - 1) / 2;
+	m->pair_capacity = (int)pair_capacity(scene);
 	m->pairs = cl_calloc((size_t)m->pair_capacity, sizeof *m->pairs);
+	if (!m->balls || !m->walls || !m->p || !m->v || !m->spin || !m->rotation || !m->p_prev || !m->rotation_prev ||
+		!m->in_p || !m->in_v || !m->in_p_prev || !m->out_p || !m->out_v || !m->out_spin || !m->out_rotation ||
+		!m->sums || !m->touched || !m->touched_balls || !m->pairs) {
+		destroy(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -401,15 +423,18 @@ static int collect_touched(BraxModel *m)
 /* Records the contact pass's Jacobian over the touched balls, one
  * re-evaluation per CL_DUAL_SLOTS input components. The re-evaluations
  * reproduce the value run's outputs bit for bit, so the outputs stay valid
- * afterwards. */
-static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
+ * afterwards. False when out of memory. */
+static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
 {
 	BraxModel *m = &w->model;
 	int size = CL_BALL_STATE * count;
 	if (size * size > m->jacobian_capacity) {
 		free(m->jacobian);
 		m->jacobian_capacity = size * size;
-		m->jacobian = cl_calloc((size_t)m->jacobian_capacity, sizeof *m->jacobian);
+		if (!(m->jacobian = cl_calloc((size_t)m->jacobian_capacity, sizeof *m->jacobian))) {
+			m->jacobian_capacity = 0;
+			return false;
+		}
 	}
 	for (int first = 0; first < size; first += CL_DUAL_SLOTS) {
 		int live = size - first < CL_DUAL_SLOTS ? size - first : CL_DUAL_SLOTS;
@@ -428,6 +453,7 @@ static void record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 	}
 	pending_flush(w, tape);
 	cl_tape_dense(tape, m->touched_balls, count, m->jacobian, NULL);
+	return true;
 }
 
 /* One contact pass: value run, events, Jacobian, then the new state. */
@@ -440,8 +466,8 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 	for (int k = 0; k < m->pair_count; k++)
 		if (m->pairs[k].applied)
 			cl_step_contact(ctx, time, m->pairs[k].a, m->pairs[k].b);
-	if (ctx->tape && count > 0)
-		record_contact_jacobian(w, ctx->tape, count, collide);
+	if (ctx->tape && count > 0 && !record_contact_jacobian(w, ctx->tape, count, collide))
+		cl_step_out_of_memory(ctx, "the contact Jacobian");
 	for (int i = 0; i < m->ball_count; i++) {
 		m->p[2 * i] = m->out_p[i].x.v;
 		m->p[2 * i + 1] = m->out_p[i].y.v;
@@ -584,6 +610,8 @@ const ClBackend cl_backend_compliant_brax = {
 	.create = create_spring,
 	.destroy = destroy,
 	.step = step,
+	.tape_blocks_per_ball = true,
+	.workspace_bytes = workspace_bytes,
 };
 
 const ClBackend cl_backend_pbd_brax = {
@@ -624,4 +652,6 @@ const ClBackend cl_backend_pbd_brax = {
 	.create = create_pbd,
 	.destroy = destroy,
 	.step = step,
+	.tape_blocks_per_ball = true,
+	.workspace_bytes = workspace_bytes,
 };

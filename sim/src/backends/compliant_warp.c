@@ -25,22 +25,26 @@ typedef struct CompliantWork {
 	double *partner_force;         /* per partner: d f / d (x_j, v_j), 2×4 */
 } CompliantWork;
 
+static void compliant_destroy(void *workspace);
+
 static void *compliant_create(const ClScene *scene, const double *params)
 {
 	(void)params;
-	CompliantWork *W = calloc(1, sizeof *W);
+	CompliantWork *W = cl_calloc(1, sizeof *W);
 	if (!W)
-		abort();
+		return NULL;
 	int nb = scene->ball_count, nw = scene->wall_count;
 	size_t nb1 = (size_t)nb + 1;
 	W->balls = nb;
 	W->walls = nw;
-	warp_bodies_create(&W->bodies, scene);
-	W->touching = calloc(nb1 * ((size_t)nw + nb1), 1);
-	W->partner = calloc(nb1, sizeof(int));
-	W->partner_force = calloc(8 * nb1, sizeof(double));
-	if (!W->touching || !W->partner || !W->partner_force)
-		abort();
+	bool ok = warp_bodies_create(&W->bodies, scene);
+	W->touching = cl_calloc(nb1 * ((size_t)nw + nb1), 1);
+	W->partner = cl_calloc(nb1, sizeof(int));
+	W->partner_force = cl_calloc(8 * nb1, sizeof(double));
+	if (!ok || !W->touching || !W->partner || !W->partner_force) {
+		compliant_destroy(W);
+		return NULL;
+	}
 	return W;
 }
 
@@ -298,4 +302,5 @@ const ClBackend cl_backend_compliant_warp = {
 	.create = compliant_create,
 	.destroy = compliant_destroy,
 	.step = compliant_step,
+	.tape_blocks_per_ball = true,
 };

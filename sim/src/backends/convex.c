@@ -49,6 +49,7 @@ typedef struct ConvexWorkspace {
 	int solver_capacity;
 	int *members;
 	int member_capacity;
+	bool out_of_memory; /* a scratch array above could not grow: the step fails */
 } ConvexWorkspace;
 
 typedef struct ConvexRule {
@@ -58,14 +59,18 @@ typedef struct ConvexRule {
 	double mu;
 } ConvexRule;
 
+static void convex_destroy(void *workspace);
+
 static void *convex_create(const ClScene *scene, const double *params)
 {
 	(void)params;
-	ConvexWorkspace *ws = calloc(1, sizeof *ws);
-	size_t n = (size_t)(scene->ball_count ? scene->ball_count : 1);
-	if (!ws || !(ws->state = calloc(CL_BALL_STATE * n, sizeof(double))) ||
-		!(ws->impulse = calloc(4 * n, sizeof(double))))
-		abort();
+	ConvexWorkspace *ws = cl_calloc(1, sizeof *ws);
+	size_t n = (size_t)scene->ball_count;
+	if (ws && (!(ws->state = cl_calloc(CL_BALL_STATE * n, sizeof(double))) ||
+			   !(ws->impulse = cl_calloc(4 * n, sizeof(double))))) {
+		convex_destroy(ws);
+		return NULL;
+	}
 	return ws;
 }
 
@@ -255,7 +260,8 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 {
 	int per = rule->mu > 0.0 ? 2 : 1, n = per * count;
 	/* scratch: H, H_PP, its factor (n² each); c, λ, gradient, passive, rhs (n each) */
-	ws->solver = cl_grow(ws->solver, &ws->solver_capacity, 3 * n * n + 5 * n, sizeof(double));
+	if (!cl_grow(&ws->solver, &ws->solver_capacity, 3 * (size_t)n * (size_t)n + 5 * (size_t)n, sizeof(double)))
+		return !(ws->out_of_memory = true);
 	double *H = ws->solver, *A = H + n * n, *L = A + n * n, *c = L + n * n, *lambda = c + n;
 	double *gradient = lambda + n, *passive = gradient + n, *rhs = passive + n;
 	int *index = ws->members + count; /* passive generators, compacted (the caller sized it) */
@@ -349,8 +355,9 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 			A[r * p + q] = H[index[r] * n + index[q]];
 	if (p > 0 && !cholesky(A, p, L))
 		return false;
-	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + count * count,
-						 sizeof *ws->couplings);
+	if (!cl_grow(&ws->couplings, &ws->coupling_capacity, (size_t)*coupling_count + (size_t)count * (size_t)count,
+				 sizeof *ws->couplings))
+		return !(ws->out_of_memory = true);
 	for (int k = 0; k < count; k++) {
 		ConvexContact *ck = &ws->contacts[members[k]];
 		double f[2] = {0.0, 0.0};
@@ -388,21 +395,23 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 }
 
 /* A contact alone in its component: the closed-form cone projection of
- * p = −w, F = ∂f̃/∂w = −Q. */
-static void solve_single(ConvexWorkspace *ws, const ConvexRule *rule, int k, int *coupling_count)
+ * p = −w, F = ∂f̃/∂w = −Q. False when out of memory. */
+static bool solve_single(ConvexWorkspace *ws, const ConvexRule *rule, int k, int *coupling_count)
 {
 	ConvexContact *c = &ws->contacts[k];
 	double p[2] = {-c->w[0], -c->w[1]}, f[2], Q[4];
 	cone_projection(rule->mu, p, f, Q);
 	c->f[0] = cl_arith_round(&rule->value, f[0]);
 	c->f[1] = cl_arith_round(&rule->value, f[1]);
-	ws->couplings = cl_grow(ws->couplings, &ws->coupling_capacity, *coupling_count + 1, sizeof *ws->couplings);
+	if (!cl_grow(&ws->couplings, &ws->coupling_capacity, (size_t)*coupling_count + 1, sizeof *ws->couplings))
+		return !(ws->out_of_memory = true);
 	ConvexCoupling *coupling = &ws->couplings[*coupling_count];
 	coupling->contact = k;
 	for (int i = 0; i < 4; i++)
 		coupling->F[i] = -Q[i];
 	c->coupling_begin = (*coupling_count)++;
 	c->coupling_count = 1;
+	return true;
 }
 
 /* Contact k's blocks: ball i (coefficient α = ±share) gets v-rows
@@ -457,16 +466,20 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 	}
 }
 
+/* NULL when out of memory */
 static ConvexContact *next_contact(ConvexWorkspace *ws, int count)
 {
-	ws->contacts = cl_grow(ws->contacts, &ws->contact_capacity, count + 1, sizeof *ws->contacts);
+	if (!cl_grow(&ws->contacts, &ws->contact_capacity, (size_t)count + 1, sizeof *ws->contacts)) {
+		ws->out_of_memory = true;
+		return NULL;
+	}
 	ConvexContact *c = &ws->contacts[count];
 	memset(c, 0, sizeof *c);
 	c->component = count;
 	return c;
 }
 
-/* Finds the approaching contacts of the start-of-step state. */
+/* Finds the approaching contacts of the start-of-step state (stops early when out of memory). */
 static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const ConvexRule *rule)
 {
 	const ClScene *scene = ctx->scene;
@@ -481,6 +494,8 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			if (!cl_wall_may_touch(state, rule->dt, &scene->walls[w], radius))
 				continue;
 			ConvexContact *c = next_contact(ws, count);
+			if (!c)
+				return count;
 			if (!wall_contact(&rule->value, rule, state, radius, &scene->walls[w], c))
 				continue;
 			if (tangent)
@@ -503,6 +518,8 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			if (!cl_pair_may_touch(state_a, state_b, rule->dt, reach))
 				continue;
 			ConvexContact *c = next_contact(ws, count);
+			if (!c)
+				return count;
 			if (!pair_contact(&rule->value, rule, state_a, state_b, reach, c))
 				continue;
 			if (tangent)
@@ -535,9 +552,10 @@ static bool solve_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 			if (share_ball(&contacts[k], &contacts[l]) &&
 				contacts_coupled(ctx->scene, rule->mu, &contacts[k], &contacts[l]))
 				contacts[find_root(contacts, l)].component = find_root(contacts, k);
-	ws->members = cl_grow(ws->members, &ws->member_capacity, 3 * count, sizeof *ws->members);
+	if (!cl_grow(&ws->members, &ws->member_capacity, 3 * (size_t)count, sizeof *ws->members))
+		ws->out_of_memory = true;
 	int couplings = 0;
-	for (int root = 0; root < count; root++) {
+	for (int root = 0; root < count && !ws->out_of_memory; root++) {
 		if (find_root(contacts, root) != root)
 			continue;
 		int members = 0;
@@ -546,13 +564,17 @@ static bool solve_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 				ws->members[members++] = k;
 		if (members == 1)
 			solve_single(ws, rule, root, &couplings);
-		else if (!solve_coupled(ws, ctx->scene, rule, ws->members, members, &couplings)) {
+		else if (!solve_coupled(ws, ctx->scene, rule, ws->members, members, &couplings) && !ws->out_of_memory) {
 			cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED,
 						 "the contact QP of %d simultaneous contacts (ball \"%s\") has no bounded solution "
 						 "at step %d",
 						 members, ctx->scene->balls[contacts[root].a].id, ctx->step);
 			return false;
 		}
+	}
+	if (ws->out_of_memory) {
+		cl_step_out_of_memory(ctx, "the contact QP's workspace");
+		return false;
 	}
 	return true;
 }
@@ -576,6 +598,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	for (int i = 0; i < CL_BALL_STATE * nb; i++)
 		s_next[i] = ws->state[i] = cl_round(f32, s[i]);
 	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
+	ws->out_of_memory = false;
 	int count = detect_contacts(ctx, ws, &rule);
 	if (!solve_contacts(ctx, ws, &rule, count))
 		return;
@@ -693,6 +716,7 @@ const ClBackend cl_backend_convex_toi = {
 	.create = convex_create,
 	.destroy = convex_destroy,
 	.step = convex_toi_step,
+	.tape_blocks_per_ball = true,
 };
 
 const ClBackend cl_backend_convex = {
@@ -713,4 +737,5 @@ const ClBackend cl_backend_convex = {
 	.create = convex_create,
 	.destroy = convex_destroy,
 	.step = convex_plain_step,
+	.tape_blocks_per_ball = true,
 };

@@ -49,37 +49,32 @@ typedef struct ExactWorkspace {
 	int last_ball, last_other;
 } ExactWorkspace;
 
+static void exact_destroy(void *workspace);
+
 static void *exact_create(const ClScene *scene, const double *params)
 {
-	ExactWorkspace *w = calloc(1, sizeof *w);
+	ExactWorkspace *w = cl_calloc(1, sizeof *w);
 	if (!w)
-		abort();
+		return NULL;
 	int nb = scene->ball_count, nw = scene->wall_count;
 	w->ball_count = nb;
 	w->wall_count = nw;
-	w->accel = calloc((size_t)(2 * nb + 1), sizeof(double));
-	w->resting = calloc((size_t)(nb * nw + 1), 1);
-	w->disabled = calloc((size_t)(nb * nb + 1), 1);
-	w->box = calloc((size_t)(4 * nb + 1), sizeof(double));
-	w->order = calloc((size_t)(nb + 1), sizeof(int));
-	if (!w->accel || !w->resting || !w->disabled || !w->box || !w->order)
-		abort();
+	w->accel = cl_calloc(2 * (size_t)nb, sizeof(double));
+	w->resting = cl_calloc((size_t)nb * (size_t)nw, 1);
+	w->disabled = cl_calloc((size_t)nb * (size_t)nb, 1);
+	w->box = cl_calloc(4 * (size_t)nb, sizeof(double));
+	w->order = cl_calloc((size_t)nb, sizeof(int));
+	if (!w->accel || !w->resting || !w->disabled || !w->box || !w->order) {
+		exact_destroy(w);
+		return NULL;
+	}
 	for (int i = 0; i < nb; i++)
 		w->order[i] = i;
 	/* length scale L: the extent of the scene; speed scale V: its fastest
 	 * initial speed, or the speed of crossing L in T or of falling through L */
-	double length = 0.0, speed = 0.0;
-	for (int i = 0; i < nb; i++) {
-		const ClBall *b = &scene->balls[i];
-		length = fmax(length, hypot(b->position.x, b->position.y) + b->radius);
-		speed = fmax(speed, hypot(b->velocity.x, b->velocity.y));
-	}
-	for (int k = 0; k < nw; k++) {
-		const ClWall *wall = &scene->walls[k];
-		length = fmax(length, fabs(wall->normal.x * wall->point.x + wall->normal.y * wall->point.y));
-	}
-	if (!(length > 0.0))
-		length = 1.0;
+	double length = cl_scene_extent(scene), speed = 0.0;
+	for (int i = 0; i < nb; i++)
+		speed = fmax(speed, hypot(scene->balls[i].velocity.x, scene->balls[i].velocity.y));
 	speed = fmax(speed, length / scene->duration);
 	speed = fmax(speed, sqrt(length * hypot(scene->gravity.x, scene->gravity.y)));
 	w->gap_tolerance = GAP_TOLERANCE * length;
@@ -578,17 +573,12 @@ static void swept_range(double p, double v, double a, double h, double *lo, doub
 	}
 }
 
-static void add_candidate(ExactWorkspace *w, int i, int j)
+static bool add_candidate(ExactWorkspace *w, int i, int j)
 {
-	if (w->candidate_count == w->candidate_capacity) {
-		int capacity = w->candidate_capacity ? 2 * w->candidate_capacity : 256;
-		int *grown = realloc(w->candidates, sizeof *grown * (size_t)capacity);
-		if (!grown)
-			abort();
-		w->candidates = grown;
-		w->candidate_capacity = capacity;
-	}
+	if (!cl_grow(&w->candidates, &w->candidate_capacity, (size_t)w->candidate_count + 1, sizeof *w->candidates))
+		return false;
 	w->candidates[w->candidate_count++] = i < j ? i * w->ball_count + j : j * w->ball_count + i;
+	return true;
 }
 
 static int compare_ints(const void *a, const void *b)
@@ -602,8 +592,9 @@ static int compare_ints(const void *a, const void *b)
  * as they would without it. A pair is dropped only when the boxes swept by
  * the balls over the segment, grown by their radii and the gap tolerance,
  * are disjoint: then the balls stay more than r_i + r_j + 2·tolerance apart,
- * and the narrow phase could report neither an impact nor a graze. */
-static void search_pairs(StepState *st, double h, Search *search)
+ * and the narrow phase could report neither an impact nor a graze. False
+ * when the candidate list cannot grow (out of memory). */
+static bool search_pairs(StepState *st, double h, Search *search)
 {
 	ExactWorkspace *w = st->w;
 	const ClScene *scene = st->ctx->scene;
@@ -637,8 +628,8 @@ static void search_pairs(StepState *st, double h, Search *search)
 			const double *bj = w->box + 4 * j;
 			if (bj[0] > bi[1])
 				break; /* every later box starts further right */
-			if (bj[2] <= bi[3] && bi[2] <= bj[3])
-				add_candidate(w, i, j);
+			if (bj[2] <= bi[3] && bi[2] <= bj[3] && !add_candidate(w, i, j))
+				return false;
 		}
 	}
 	if (w->candidate_count > 1) /* qsort of a NULL array is undefined even for 0 items */
@@ -648,6 +639,7 @@ static void search_pairs(StepState *st, double h, Search *search)
 		if (!w->disabled[i * nb + j])
 			search_pair(st, h, search, i, j);
 	}
+	return true;
 }
 
 static void drift(StepState *st, double tau)
@@ -858,7 +850,10 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 			.best = {EVENT_NONE, INFINITY, -1, 0}, .second = {EVENT_NONE, INFINITY, -1, 0}, .graze_tau = INFINITY};
 		if (resolve) {
 			search_walls(&st, h, &search);
-			search_pairs(&st, h, &search);
+			if (!search_pairs(&st, h, &search)) {
+				cl_step_out_of_memory(ctx, "the exact backend's list of ball pairs");
+				return;
+			}
 		}
 		st.at_start = false;
 		Event e = search.best;
@@ -947,4 +942,5 @@ const ClBackend cl_backend_exact = {
 	.create = exact_create,
 	.destroy = exact_destroy,
 	.step = exact_step,
+	.tape_blocks_per_ball = false,
 };

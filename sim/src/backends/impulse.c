@@ -27,14 +27,18 @@ typedef struct ImpulseRule {
 	double elastic; /* −(1+e), a compile-time constant in Taichi: no derivative */
 } ImpulseRule;
 
+static void impulse_destroy(void *workspace);
+
 static void *impulse_create(const ClScene *scene, const double *params)
 {
 	(void)params;
-	ImpulseWorkspace *ws = calloc(1, sizeof *ws);
-	size_t n = (size_t)(scene->ball_count ? scene->ball_count : 1);
-	if (!ws || !(ws->state = calloc(CL_BALL_STATE * n, sizeof(double))) ||
-		!(ws->impulse = calloc(4 * n, sizeof(double))))
-		abort();
+	ImpulseWorkspace *ws = cl_calloc(1, sizeof *ws);
+	size_t n = (size_t)scene->ball_count;
+	if (ws && (!(ws->state = cl_calloc(CL_BALL_STATE * n, sizeof(double))) ||
+			   !(ws->impulse = cl_calloc(4 * n, sizeof(double))))) {
+		impulse_destroy(ws);
+		return NULL;
+	}
 	return ws;
 }
 
@@ -261,6 +265,7 @@ const ClBackend cl_backend_impulse_toi = {
 	.create = impulse_create,
 	.destroy = impulse_destroy,
 	.step = impulse_toi_step,
+	.tape_blocks_per_ball = true,
 };
 
 const ClBackend cl_backend_impulse = {
@@ -282,4 +287,5 @@ const ClBackend cl_backend_impulse = {
 	.create = impulse_create,
 	.destroy = impulse_destroy,
 	.step = impulse_plain_step,
+	.tape_blocks_per_ball = true,
 };

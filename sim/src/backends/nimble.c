@@ -83,11 +83,15 @@ typedef struct Workspace {
 	ClLcpWorkspace lcp;
 } Workspace;
 
+static void nimble_destroy(void *workspace);
+
 static void *nimble_create(const ClScene *scene, const double *params)
 {
 	(void)params;
 	size_t nb = (size_t)scene->ball_count;
 	Workspace *ws = cl_calloc(1, sizeof *ws);
+	if (!ws)
+		return NULL;
 	ws->root = cl_calloc(nb, sizeof(int));
 	ws->local = cl_calloc(nb, sizeof(int));
 	ws->group_ball = cl_calloc(nb, sizeof(int));
@@ -99,6 +103,11 @@ static void *nimble_create(const ClScene *scene, const double *params)
 	ws->state = cl_calloc(CL_BALL_STATE * nb, sizeof(double));
 	ws->control = cl_calloc(2 * nb, sizeof(double));
 	ws->inverse_mass = cl_calloc(nb, sizeof(double));
+	if (!ws->root || !ws->local || !ws->group_ball || !ws->ball_first || !ws->contact_first || !ws->fill ||
+		!ws->v_f || !ws->impulse || !ws->state || !ws->control || !ws->inverse_mass) {
+		nimble_destroy(ws);
+		return NULL;
+	}
 	for (size_t i = 0; i < nb; i++)
 		ws->inverse_mass[i] = 1.0 / scene->balls[i].mass;
 	return ws;
@@ -127,10 +136,11 @@ static void nimble_destroy(void *workspace)
 	free(ws);
 }
 
-/* Zeroed doubles from the workspace; valid until the next call. */
+/* Zeroed doubles from the workspace; valid until the next call. NULL when out of memory. */
 static double *scratch(Workspace *ws, int doubles)
 {
-	ws->scratch = cl_grow(ws->scratch, &ws->scratch_capacity, doubles, sizeof(double));
+	if (!cl_grow(&ws->scratch, &ws->scratch_capacity, (size_t)doubles, sizeof(double)))
+		return NULL;
 	memset(ws->scratch, 0, sizeof(double) * (size_t)doubles);
 	return ws->scratch;
 }
@@ -144,15 +154,17 @@ static double *take(double **cursor, int doubles)
 
 static Contact *add_contact(Workspace *ws)
 {
-	ws->contacts = cl_grow(ws->contacts, &ws->contact_capacity, ws->contact_count + 1, sizeof *ws->contacts);
+	if (!cl_grow(&ws->contacts, &ws->contact_capacity, (size_t)ws->contact_count + 1, sizeof *ws->contacts))
+		return NULL;
 	Contact *c = &ws->contacts[ws->contact_count++];
 	memset(c, 0, sizeof *c);
 	return c;
 }
 
 /* DART's detectors on the pre-step positions: no margin, no sweep; a contact
- * exists only while the shapes touch, and deeper ones are clipped away. */
-static void detect(Workspace *ws, const ClScene *scene, const double *s, double clipping_depth)
+ * exists only while the shapes touch, and deeper ones are clipped away.
+ * False when out of memory. */
+static bool detect(Workspace *ws, const ClScene *scene, const double *s, double clipping_depth)
 {
 	ws->contact_count = 0;
 	for (int i = 0; i < scene->ball_count; i++) {
@@ -165,6 +177,8 @@ static void detect(Workspace *ws, const ClScene *scene, const double *s, double 
 			if (!(depth >= 0.0 && depth <= clipping_depth))
 				continue;
 			Contact *c = add_contact(ws);
+			if (!c)
+				return false;
 			c->ball = i;
 			c->other = -1 - w;
 			c->n[0] = wall->normal.x;
@@ -178,6 +192,8 @@ static void detect(Workspace *ws, const ClScene *scene, const double *s, double 
 			if (!(depth >= 0.0 && depth <= clipping_depth && distance > 0.0))
 				continue;
 			Contact *c = add_contact(ws);
+			if (!c)
+				return false;
 			c->ball = i;
 			c->other = j;
 			c->n[0] = dx / distance;
@@ -191,6 +207,7 @@ static void detect(Workspace *ws, const ClScene *scene, const double *s, double 
 		c->t[0] = -c->n[1];
 		c->t[1] = c->n[0];
 	}
+	return true;
 }
 
 /* aᵀ v for a contact column along direction d (its n or t). */
@@ -243,7 +260,7 @@ static int find_root(int *root, int i)
 
 /* After it, group g (a root ball index) has balls group_ball[ball_first[g] ..
  * ball_first[g + 1]) and contacts group_contact[contact_first[g] .. ), in order. */
-static void build_groups(Workspace *ws, int nb)
+static bool build_groups(Workspace *ws, int nb)
 {
 	for (int i = 0; i < nb; i++)
 		ws->root[i] = i;
@@ -265,7 +282,8 @@ static void build_groups(Workspace *ws, int nb)
 		ws->ball_first[i + 1] += ws->ball_first[i];
 		ws->contact_first[i + 1] += ws->contact_first[i];
 	}
-	ws->group_contact = cl_grow(ws->group_contact, &ws->group_contact_capacity, ws->contact_count, sizeof(int));
+	if (!cl_grow(&ws->group_contact, &ws->group_contact_capacity, (size_t)ws->contact_count, sizeof(int)))
+		return false;
 	int *ball_fill = ws->fill, *contact_fill = ws->fill + nb;
 	memcpy(ball_fill, ws->ball_first, sizeof(int) * (size_t)nb);
 	memcpy(contact_fill, ws->contact_first, sizeof(int) * (size_t)nb);
@@ -276,6 +294,7 @@ static void build_groups(Workspace *ws, int nb)
 	}
 	for (int k = 0; k < ws->contact_count; k++)
 		ws->group_contact[contact_fill[find_root(ws->root, ws->contacts[k].ball)]++] = k;
+	return true;
 }
 
 /* One group's LCP into its contacts' impulses: the closed form for a single
@@ -300,9 +319,10 @@ static ClLcpResult solve_group(Workspace *ws, const int *contacts, int count, bo
 	}
 	int n = friction ? 2 * count : count;
 	double *cursor = scratch(ws, n * n + 8 * n);
+	if (!cursor || !cl_grow(&ws->indices, &ws->index_capacity, (size_t)n, sizeof(int)))
+		return CL_LCP_OUT_OF_MEMORY;
 	double *A = take(&cursor, n * n), *b = take(&cursor, n), *lo = take(&cursor, n), *hi = take(&cursor, n);
 	double *x = take(&cursor, n), *w = take(&cursor, n), *lo_out = take(&cursor, n), *hi_out = take(&cursor, n);
-	ws->indices = cl_grow(ws->indices, &ws->index_capacity, n, sizeof(int));
 	for (int r = 0; r < n; r++) {
 		const Contact *c = &ws->contacts[contacts[r % count]];
 		const double *dr = r < count ? c->n : c->t;
@@ -484,13 +504,15 @@ static void record_free(ClTape *tape, int ball, double dt, double inverse_mass)
 
 /* Nimble's Jacobians for one group with clamping rows, in group dofs:
  *   PP = X, VP = dt X, VV = I + M⁻¹Ã dF/dv, FV = VV dt M⁻¹, PV through dA/dp,
- * with Ã = A_c + A_ub E, Q = A_cᵀ M⁻¹ Ã, dF/dv = −Q⁺ diag(1+e) A_cᵀ. */
-static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, int k, const int *contacts, int count,
+ * with Ã = A_c + A_ub E, Q = A_cᵀ M⁻¹ Ã, dF/dv = −Q⁺ diag(1+e) A_cᵀ.
+ * False when out of memory. */
+static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, int k, const int *contacts, int count,
 						 bool friction, double mu)
 {
 	double dt = ctx->dt;
 	int n = 2 * k, total = friction ? 2 * count : count;
-	ws->rows = cl_grow(ws->rows, &ws->row_capacity, 2 * total, sizeof(Row));
+	if (!cl_grow(&ws->rows, &ws->row_capacity, 2 * (size_t)total, sizeof(Row)))
+		return false;
 	Row *ordered = ws->rows + total; /* clamping rows, then upper-bound rows */
 	int kc = 0, ku = 0, kb = 0;
 	for (int r = 0; r < total; r++) {
@@ -518,10 +540,12 @@ static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	if (kc == 0) {
 		for (int i = 0; i < k; i++)
 			record_free(ctx->tape, balls[i], dt, ws->inverse_mass[balls[i]]);
-		return;
+		return true;
 	}
 	int kmax = kc > kb ? kc : kb;
 	double *cursor = scratch(ws, 3 * n * n + 6 * n * kc + 2 * kc * kc + 4 * kmax * kmax + 2 * n + 5 * kmax);
+	if (!cursor)
+		return false;
 	double *X = take(&cursor, n * n), *VV = take(&cursor, n * n), *PV = take(&cursor, n * n);
 	double *Ac = take(&cursor, n * kc), *At = take(&cursor, n * kc), *MAt = take(&cursor, n * kc);
 	double *dAc = take(&cursor, n * kc), *dAt = take(&cursor, n * kc), *K = take(&cursor, kc * n);
@@ -603,7 +627,9 @@ static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	/* X = I − Σ cᵢ aᵢaᵢᵀ, G c = e + |a|², G_ij = (aᵢ·aⱼ)²: the least change of
 	 * I (Frobenius) with aᵢᵀ X aᵢ = −eᵢ, over the bouncing normals' raw columns */
 	if (kb > 0) {
-		int *bouncing = ws->indices = cl_grow(ws->indices, &ws->index_capacity, kb, sizeof(int));
+		if (!cl_grow(&ws->indices, &ws->index_capacity, (size_t)kb, sizeof(int)))
+			return false;
+		int *bouncing = ws->indices;
 		int m = 0;
 		for (int c = 0; c < kc; c++)
 			if (ordered[c].restitution > 0.0)
@@ -648,6 +674,7 @@ static void record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 				memcpy(cl_tape_b(ctx->tape, balls[bi], balls[bj]), b, sizeof b);
 		}
 	}
+	return true;
 }
 
 /* ---------------------------------------------------------------- step */
@@ -680,12 +707,18 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 		ws->v_f[2 * i] = p[2] + dt * ((u[2 * i] + ball->mass * scene->gravity.x) / ball->mass);
 		ws->v_f[2 * i + 1] = p[3] + dt * ((u[2 * i + 1] + ball->mass * scene->gravity.y) / ball->mass);
 	}
-	detect(ws, scene, s, params[PARAM_CLIPPING_DEPTH]);
+	if (!detect(ws, scene, s, params[PARAM_CLIPPING_DEPTH])) {
+		cl_step_out_of_memory(ctx, "the LCP's contact list");
+		return;
+	}
 	double mu = scene->friction;
 	bool friction = mu > FRICTION_THRESHOLD;
 	for (int k = 0; k < ws->contact_count; k++)
 		offsets(&ws->contacts[k], ws->v_f, scene->elasticity, friction, params);
-	build_groups(ws, nb);
+	if (!build_groups(ws, nb)) {
+		cl_step_out_of_memory(ctx, "the LCP's contact groups");
+		return;
+	}
 
 	double *impulse = ws->impulse;
 	memset(impulse, 0, sizeof(double) * 2 * (size_t)nb);
@@ -694,6 +727,10 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 		if (count == 0)
 			continue;
 		ClLcpResult result = solve_group(ws, ws->group_contact + first, count, friction, mu);
+		if (result == CL_LCP_OUT_OF_MEMORY) {
+			cl_step_out_of_memory(ctx, "the LCP's workspace");
+			return;
+		}
 		if (result != CL_LCP_OK) {
 			cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED,
 						 "LCP of %d simultaneous contacts around ball \"%s\" at step %d (t = %g s): %s", count,
@@ -732,8 +769,10 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 		int contacts = ws->contact_first[g], count = ws->contact_first[g + 1] - contacts;
 		if (count == 0)
 			record_free(ctx->tape, g, dt, ws->inverse_mass[g]);
-		else
-			record_group(ctx, ws, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu);
+		else if (!record_group(ctx, ws, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu)) {
+			cl_step_out_of_memory(ctx, "the LCP Jacobian's workspace");
+			return;
+		}
 	}
 }
 
@@ -796,4 +835,5 @@ const ClBackend cl_backend_lcp_nimble = {
 	.create = nimble_create,
 	.destroy = nimble_destroy,
 	.step = nimble_step,
+	.tape_blocks_per_ball = true,
 };

@@ -42,28 +42,44 @@ typedef struct PbdWork {
 	unsigned char *touching; /* balls × (walls + balls): in contact last step */
 } PbdWork;
 
+/* The derivative rows: QTY_COUNT × 2 rows of 6·balls per ball, balls² in all. */
+static size_t rows_count(const ClScene *scene)
+{
+	size_t nb = (size_t)scene->ball_count + 1;
+	return nb * QTY_COUNT * 2 * (6 * (size_t)scene->ball_count + 1);
+}
+
+static size_t pbd_workspace_bytes(const ClScene *scene)
+{
+	size_t nb = (size_t)scene->ball_count + 1, nw = (size_t)scene->wall_count + 1;
+	return rows_count(scene) * sizeof(double) + nb * nb * sizeof(int) + nb * (nw + nb);
+}
+
+static void pbd_destroy(void *workspace);
+
 static void *pbd_create(const ClScene *scene, const double *params)
 {
 	(void)params;
-	PbdWork *W = calloc(1, sizeof *W);
+	PbdWork *W = cl_calloc(1, sizeof *W);
 	if (!W)
-		abort();
+		return NULL;
 	size_t nb = (size_t)scene->ball_count + 1, nw = (size_t)scene->wall_count + 1;
 	W->balls = scene->ball_count;
 	W->walls = scene->wall_count;
 	W->width = 6 * W->balls;
-	warp_bodies_create(&W->bodies, scene);
-	bool ok = true;
+	bool ok = warp_bodies_create(&W->bodies, scene);
 	for (int k = 0; k < QTY_COUNT; k++)
-		ok = ok && (W->value[k] = calloc(2 * nb, sizeof(double)));
-	W->x_new = calloc(2 * nb, sizeof(double));
-	W->contact_plane = calloc(2 * nb * nw, sizeof(int));
-	W->contact_pair = calloc(nb * nb, sizeof(int));
-	W->slot = calloc(nb, sizeof(int));
-	W->rows = calloc(nb * QTY_COUNT * 2 * (size_t)(W->width + 1), sizeof(double));
-	W->touching = calloc(nb * (nw + nb), 1);
-	if (!ok || !W->x_new || !W->contact_plane || !W->contact_pair || !W->slot || !W->rows || !W->touching)
-		abort();
+		ok = (W->value[k] = cl_calloc(2 * nb, sizeof(double))) && ok;
+	W->x_new = cl_calloc(2 * nb, sizeof(double));
+	W->contact_plane = cl_calloc(2 * nb * nw, sizeof(int));
+	W->contact_pair = cl_calloc(nb * nb, sizeof(int));
+	W->slot = cl_calloc(nb, sizeof(int));
+	W->rows = cl_calloc(rows_count(scene), sizeof(double));
+	W->touching = cl_calloc(nb * (nw + nb), 1);
+	if (!ok || !W->x_new || !W->contact_plane || !W->contact_pair || !W->slot || !W->rows || !W->touching) {
+		pbd_destroy(W);
+		return NULL;
+	}
 	return W;
 }
 
@@ -542,4 +558,6 @@ const ClBackend cl_backend_pbd_warp = {
 	.create = pbd_create,
 	.destroy = pbd_destroy,
 	.step = pbd_step,
+	.tape_blocks_per_ball = true,
+	.workspace_bytes = pbd_workspace_bytes,
 };

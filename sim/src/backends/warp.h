@@ -15,12 +15,14 @@ typedef struct WarpBodies {
 	double *normal, *offset;       /* per wall: n (2) and −n·p */
 } WarpBodies;
 
-static inline void warp_bodies_create(WarpBodies *b, const ClScene *scene)
+/* False when out of memory (warp_bodies_destroy frees what was had). */
+static inline bool warp_bodies_create(WarpBodies *b, const ClScene *scene)
 {
 	b->radius = cl_calloc((size_t)scene->ball_count, sizeof(double));
 	b->inverse_mass = cl_calloc((size_t)scene->ball_count, sizeof(double));
 	b->normal = cl_calloc(2 * (size_t)scene->wall_count, sizeof(double));
 	b->offset = cl_calloc((size_t)scene->wall_count, sizeof(double));
+	return b->radius && b->inverse_mass && b->normal && b->offset;
 }
 
 static inline void warp_bodies_destroy(WarpBodies *b)
