@@ -232,7 +232,7 @@ static void add_field(ClInspector *self, GtkGrid *grid, int *row, FieldKind kind
 	gtk_widget_add_css_class(label, "dim-label");
 	f->entry = gtk_entry_new();
 	gtk_widget_set_hexpand(f->entry, TRUE);
-	gtk_editable_set_width_chars(GTK_EDITABLE(f->entry), 10);
+	gtk_editable_set_width_chars(GTK_EDITABLE(f->entry), 6);
 	if (!is_text(kind))
 		gtk_entry_set_input_purpose(GTK_ENTRY(f->entry), GTK_INPUT_PURPOSE_NUMBER);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(f->entry), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
@@ -505,7 +505,12 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		}
 		gtk_box_append(GTK_BOX(self->box), grid);
 	}
-	GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	/* wraps in a narrow sidebar */
+	GtkWidget *buttons = gtk_flow_box_new();
+	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(buttons), GTK_SELECTION_NONE);
+	gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(buttons), 4);
+	gtk_flow_box_set_row_spacing(GTK_FLOW_BOX(buttons), 4);
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(buttons), 3);
 	gtk_widget_set_margin_top(buttons, 6);
 	static const struct {
 		ClLossType type;
@@ -521,7 +526,7 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, adds[i].tip, -1);
 		g_object_set_data(G_OBJECT(b), "type", GINT_TO_POINTER(adds[i].type));
 		g_signal_connect(b, "clicked", G_CALLBACK(add_loss), self);
-		gtk_box_append(GTK_BOX(buttons), b);
+		gtk_flow_box_append(GTK_FLOW_BOX(buttons), b);
 	}
 	gtk_box_append(GTK_BOX(self->box), buttons);
 }

@@ -91,6 +91,7 @@ typedef struct ClBackendParams {
 
 struct ClScene {
 	char name[CL_NAME_MAX];
+	char description[CL_MESSAGE_MAX]; /* one line on what the scene shows, may be empty */
 	double duration; /* T */
 	int steps;       /* N control intervals, dt = T / N */
 	ClVec2 gravity;
