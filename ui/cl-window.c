@@ -46,7 +46,8 @@ struct _ClWindow {
 	GtkAdjustment *scale_adjustment;
 	GtkPopover *preset_popover;
 	GtkMenuButton *compare_button;
-	GMenu *recent_section;
+	GtkMenuButton *main_menu_button;
+	GMenu *recent_section; /* owned: Open Recent's items */
 	GtkButton *play_button;
 	GtkButton *timeline_play_button;
 	GtkAdjustment *time_adjustment;
@@ -1139,6 +1140,7 @@ static void cl_window_finalize(GObject *object)
 	g_clear_object(&self->runner);
 	g_clear_object(&self->doc);
 	g_free(self->path_before_load);
+	g_clear_object(&self->recent_section);
 	G_OBJECT_CLASS(cl_window_parent_class)->finalize(object);
 }
 
@@ -1163,8 +1165,6 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, title_label);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, subtitle_label);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, canvas);
-	gtk_widget_class_bind_template_child(widget_class, ClWindow, header_bar);
-	gtk_widget_class_bind_template_child(widget_class, ClWindow, toasts);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, flap);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, main_paned);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, canvas_toolbar);
@@ -1175,7 +1175,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, scale_adjustment);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, preset_popover);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, compare_button);
-	gtk_widget_class_bind_template_child(widget_class, ClWindow, recent_section);
+	gtk_widget_class_bind_template_child(widget_class, ClWindow, main_menu_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, play_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, timeline_play_button);
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, time_adjustment);
@@ -1211,6 +1211,9 @@ static void cl_window_init(ClWindow *self)
 	self->doc = cl_document_new(scene);
 	self->runner = cl_runner_new(self->doc);
 	gtk_widget_init_template(GTK_WIDGET(self));
+	/* the window's own children are not template bindings: GtkWindow unparents them itself */
+	self->toasts = ADW_TOAST_OVERLAY(gtk_window_get_child(GTK_WINDOW(self)));
+	self->header_bar = gtk_window_get_titlebar(GTK_WINDOW(self));
 	name_switcher_buttons(self->results_switcher);
 	name_switcher_buttons(self->sidebar_switcher);
 	g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions), self);
@@ -1231,6 +1234,13 @@ static void cl_window_init(ClWindow *self)
 	g_signal_connect(self->scale_adjustment, "value-changed", G_CALLBACK(presentation_scale_changed), self);
 	build_preset_list(self);
 	build_compare_menu(self);
+	/* Open Recent, second in the main menu's file section */
+	GMenuModel *main_menu = gtk_menu_button_get_menu_model(self->main_menu_button);
+	g_autoptr(GMenuModel) files = g_menu_model_get_item_link(main_menu, 0, G_MENU_LINK_SECTION);
+	g_autoptr(GMenu) recent = g_menu_new();
+	self->recent_section = g_menu_new();
+	g_menu_append_section(recent, NULL, G_MENU_MODEL(self->recent_section));
+	g_menu_insert_submenu(G_MENU(files), 1, "Open _Recent", G_MENU_MODEL(recent));
 	sync_compare(self);
 
 	GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_FILE, GDK_ACTION_COPY);
