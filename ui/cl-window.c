@@ -68,6 +68,7 @@ struct _ClWindow {
 	double canvas_fraction;  /* of the paned's height, as the user left it */
 	gboolean placing_divider, divider_placed;
 	gboolean presenting;
+	gboolean offering_recovery;
 
 	gboolean playing;
 	guint tick_id;
@@ -287,6 +288,13 @@ static void document_changed(ClDocument *doc, guint what, ClWindow *self)
 		sync_time(self);
 	if (what & (CL_DOCUMENT_FILE | CL_DOCUMENT_SCENE))
 		update_title(self);
+	/* what a crash's recovery copy will be restored as (the backends are kept in enabled-backends) */
+	if ((what & CL_DOCUMENT_FILE) && self->settings && !self->offering_recovery) {
+		const char *path = cl_document_get_path(doc);
+		g_autofree char *stored = g_settings_get_string(self->settings, "recovery-file");
+		if (g_strcmp0(stored, path ? path : "") != 0)
+			g_settings_set_string(self->settings, "recovery-file", path ? path : "");
+	}
 	if (what & CL_DOCUMENT_HISTORY)
 		update_actions(self);
 	if (what & CL_DOCUMENT_BACKENDS) {
@@ -1061,12 +1069,16 @@ static void recovery_response(GtkDialog *dialog, int response, Recovery *r)
 {
 	gtk_window_destroy(GTK_WINDOW(dialog));
 	ClDocument *doc = r->window->doc;
+	GSettings *settings = r->window->settings;
 	cl_document_hold_recovery(doc, FALSE);
+	r->window->offering_recovery = FALSE;
 	if (response == GTK_RESPONSE_ACCEPT) {
 		g_autoptr(GError) error = NULL;
 		ClScene *scene = cl_scene_file_load(r->path, &error);
+		/* under the name of the file it was edited from, unsaved */
+		g_autofree char *file = settings ? g_settings_get_string(settings, "recovery-file") : NULL;
 		if (scene)
-			cl_document_replace(doc, scene, NULL, TRUE, "Restore recovered scene");
+			cl_document_replace(doc, scene, file && *file ? file : NULL, TRUE, "Restore recovered scene");
 		else
 			report_error(r->window, "Could not restore the scene", error);
 	} else
@@ -1080,6 +1092,7 @@ void cl_window_offer_recovery(ClWindow *self, const char *path)
 {
 	Recovery *r = g_new(Recovery, 1);
 	cl_document_hold_recovery(self->doc, TRUE);
+	self->offering_recovery = TRUE;
 	r->window = g_object_ref(self);
 	r->path = g_strdup(path);
 	GtkWidget *dialog = gtk_message_dialog_new(GTK_WINDOW(self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,

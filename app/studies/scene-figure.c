@@ -364,12 +364,27 @@ static void trajectory_path(Ctx *c, const ClRunBackend *r, int ball, int from, i
 	}
 }
 
+/* A crowd's trajectories get thinner as the view zooms out (a ball a few
+ * pixels wide gets a line a fraction of that), so a rack stays readable. */
+static double trajectory_thinning(const Ctx *c)
+{
+	const ClScene *scene = c->in->scene;
+	if (scene->ball_count <= CROWDED_BALLS)
+		return 1.0;
+	double radius = 0;
+	for (int i = 0; i < scene->ball_count; i++)
+		radius += scene->balls[i].radius;
+	double pixels = radius / scene->ball_count * c->view->scale;
+	return fmin(1.0, fmax(0.3, pixels / 8));
+}
+
 static void draw_trajectories(Ctx *c)
 {
 	cairo_t *cr = c->cr;
 	ClRunData *result = c->in->result;
 	const ClScene *scene = c->in->result_scene;
 	double alpha = c->in->result_stale ? 0.35 : 1.0;
+	double thin = trajectory_thinning(c);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	/* exact first and wide, so every backend is read against it */
@@ -384,17 +399,17 @@ static void draw_trajectories(Ctx *c)
 				trajectory_path(c, r, ball, 0, r->steps_done);
 				if (pass == 0) {
 					set_rgb(cr, rgb, 0.14 * alpha);
-					cairo_set_line_width(cr, 7);
+					cairo_set_line_width(cr, 7 * thin);
 					cairo_stroke_preserve(cr);
 					set_rgb(cr, rgb, 0.9 * alpha);
-					cairo_set_line_width(cr, 1.4);
+					cairo_set_line_width(cr, 1.4 * thin);
 					double dash[] = {6, 3};
 					cairo_set_dash(cr, dash, 2, 0);
 					cairo_stroke(cr);
 					cairo_set_dash(cr, NULL, 0, 0);
 				} else {
 					set_rgb(cr, rgb, 0.85 * alpha);
-					cairo_set_line_width(cr, 1.6);
+					cairo_set_line_width(cr, 1.6 * thin);
 					cairo_stroke(cr);
 				}
 			}
