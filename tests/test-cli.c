@@ -26,7 +26,7 @@ static char *write_scene(const char *name, const char *json)
 typedef struct {
 	const char *name;
 	const char *json;    /* written to NAME.json and passed as SCENE when not NULL */
-	const char *args[8]; /* the command; "@" stands for the scene file */
+	const char *args[14]; /* the command; "@" stands for the scene file */
 	const char *message; /* must appear in the one stderr line */
 } BadInput;
 
@@ -87,13 +87,58 @@ static const BadInput bad_inputs[] = {
 	{"optimize-nothing", NULL, {"optimize", "task1-bounce-once", "--backend", "exact"}, "nothing to optimize"},
 	{"reproduce-bad-table", NULL, {"reproduce", "--table", "7"}, "--table 7: expected one of"},
 	{"two-scenes", NULL, {"gradients", "task1-bounce-once", "task3-two-balls"}, "expected one SCENE"},
+#define SMOOTH1 "smooth", "task1-bounce-once", "--param", "ball.position.y"
+	{"smooth-no-param", NULL, {"smooth", "task1-bounce-once", "--sigma", "0.05"}, "smooth: --param P is required"},
+	{"smooth-no-sigma", NULL, {SMOOTH1}, "smooth: --sigma S is required"},
+	{"smooth-bad-param", NULL, {"smooth", "task1-bounce-once", "--param", "ball.spin", "--sigma", "0.05"},
+	 "--param ball.spin: parameter \"ball.spin\": expected position, velocity"},
+	{"smooth-param-twice", NULL, {SMOOTH1, "--param", "ball.position.y", "--sigma", "0.05"},
+	 "--param ball.position.y: given twice"},
+	{"smooth-zero-sigma", NULL, {SMOOTH1, "--sigma", "0"}, "--sigma 0: \"0\" is not a positive number"},
+	{"smooth-sigma-count", NULL, {SMOOTH1, "--sigma", "0.1,0.2"},
+	 "--sigma 0.1,0.2: expected one value, or one per parameter (1)"},
+	{"smooth-one-sample", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "1"}, "--samples 1: expected 2 … 1000000"},
+	{"smooth-negative-seed", NULL, {SMOOTH1, "--sigma", "0.05", "--seed", "-3"},
+	 "--seed -3: expected a whole number ≥ 0"},
+	{"smooth-odd-pairs", NULL, {SMOOTH1, "--sigma", "0.05", "--samples", "11", "--antithetic"},
+	 "--samples 11: antithetic sampling needs an even number"},
+	{"smooth-bad-gamma", NULL, {SMOOTH1, "--sigma", "0.05", "--gamma", "-1"}, "--gamma -1: expected a positive number"},
+	{"smooth-bad-delta", NULL, {SMOOTH1, "--sigma", "0.05", "--delta", "1"}, "--delta 1: expected a number in (0, 1)"},
+	{"smooth-quadrature-3d", NULL,
+	 {SMOOTH1, "--param", "ball.position.x", "--param", "ball.velocity.x", "--sigma", "0.05", "--quadrature"},
+	 "--quadrature: needs one or two parameters (got 3)"},
+	{"smooth-bad-format", NULL, {SMOOTH1, "--sigma", "0.05", "--format", "xml"}, "--format xml: expected one of"},
+	{"smooth-unknown-backend", NULL, {SMOOTH1, "--sigma", "0.05", "--backend", "bullet"},
+	 "--backend bullet: unknown backend"},
+	{"heatmap-smoothed-no-sigma", NULL,
+	 {"heatmap", "task1-bounce-once", "--x", "ball.position.x:-1:1:2", "--y", "ball.position.y:1:2:2", "--quantity",
+	  "zobg-x"},
+	 "heatmap: --quantity zobg-x needs --sigma S[,S]"},
+	{"heatmap-sigma-point-quantity", NULL,
+	 {"heatmap", "task1-bounce-once", "--x", "ball.position.x:-1:1:2", "--y", "ball.position.y:1:2:2", "--sigma",
+	  "0.1"},
+	 "--sigma: only the smoothed quantities"},
+	{"heatmap-unknown-quantity", NULL,
+	 {"heatmap", "task1-bounce-once", "--x", "ball.position.x:-1:1:2", "--y", "ball.position.y:1:2:2", "--quantity",
+	  "zobg-z"},
+	 "--quantity zobg-z: expected one of loss, grad-x"},
+	{"optimize-bad-gradient", NULL, {"optimize", "task2-ground-wall", "--backend", "exact", "--gradient", "fd"},
+	 "--gradient fd: expected one of adjoint, zobg, fobg, aobg"},
+	{"optimize-gradient-without-sigma", NULL,
+	 {"optimize", "task2-ground-wall", "--backend", "exact", "--gradient", "zobg"},
+	 "optimize: --gradient zobg needs --sigma S (or optimize.sigma in the scene)"},
+	{"optimize-sigma-with-adjoint", NULL, {"optimize", "task2-ground-wall", "--backend", "exact", "--sigma", "0.1"},
+	 "--sigma: only --gradient zobg, fobg or aobg samples"},
+	{"optimize-scene-sigma-missing", HEAD "\"balls\": [" BALL_A "], \"optimize\": {\"parameters\": [\"a.velocity\"], "
+									   "\"gradient\": \"aobg\"}}",
+	 {"optimize", "@", "--backend", "exact"}, "@: optimize: \"sigma\" is required with \"gradient\": \"aobg\""},
 };
 
 static void test_bad_input(gconstpointer data)
 {
 	const BadInput *c = data;
 	char *scene = c->json ? write_scene(c->name, c->json) : NULL;
-	const char *args[9] = {0};
+	const char *args[15] = {0};
 	for (int i = 0; c->args[i]; i++)
 		args[i] = strcmp(c->args[i], "@") == 0 ? scene : c->args[i];
 	char *out, *err;

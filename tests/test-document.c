@@ -12,6 +12,7 @@
 #include "tasks.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <stdatomic.h>
 
 typedef struct {
@@ -342,6 +343,25 @@ static void test_runner_follows_edits(void)
 	g_autofree char *out = NULL, *err = NULL;
 	g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
 	g_assert_cmpstr(csv->str, ==, out);
+
+	/* each cell's FD step (its tooltip's h) is the CLI's for that cell */
+	args[7] = "json";
+	g_autofree char *json = NULL, *json_err = NULL;
+	g_assert_cmpint(cl_test_run_cli(NULL, args, &json, &json_err), ==, 0);
+	g_autoptr(JsonParser) parser = json_parser_new();
+	g_assert_true(json_parser_load_from_data(parser, json, -1, NULL));
+	JsonArray *rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "backends");
+	ClRunData *data = cl_result_payload(result);
+	g_assert_cmpuint(json_array_get_length(rows), ==, (guint)data->backend_count);
+	for (int b = 0; b < data->backend_count; b++) {
+		JsonObject *gradient = json_object_get_object_member(json_array_get_object_element(rows, (guint)b), "gradient");
+		for (int k = 0; k < data->column_count; k++) {
+			char name[CL_NAME_MAX];
+			cl_param_name(cl_result_scene(result), &data->columns[k], name, sizeof name);
+			double cli = json_object_get_double_member(json_object_get_object_member(gradient, name), "fd_step");
+			g_assert_cmpfloat(cl_run_data_cell(data, b, k).fd_step, ==, cli);
+		}
+	}
 
 	/* not live: a change leaves the result stale until Run */
 	cl_runner_set_live(runner, FALSE);

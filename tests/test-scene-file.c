@@ -9,6 +9,7 @@
 
 static const char *const preset_ids[] = {
 	"task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls", "empty",
+	"wedge-corner",		 "task3-graze",
 };
 
 static ClScene *load_preset(const char *id)
@@ -25,7 +26,10 @@ static void test_presets_equal_builders(void)
 	struct {
 		const char *id;
 		ClScene *(*build)(void);
-	} tasks[] = {{"task1-bounce-once", cl_test_task1}, {"task3-two-balls", cl_test_task3}};
+	} tasks[] = {{"task1-bounce-once", cl_test_task1},
+				 {"task3-two-balls", cl_test_task3},
+				 {"task3-graze", cl_test_task3_graze},
+				 {"wedge-corner", cl_test_wedge}};
 	for (size_t i = 0; i < G_N_ELEMENTS(tasks); i++) {
 		ClScene *file = load_preset(tasks[i].id), *built = tasks[i].build();
 		/* the one-line description is the file's prose, not part of the task */
@@ -90,6 +94,10 @@ static void test_round_trip_general(void)
 	g_strlcpy(scene->optimize.parameters[1], "b0.velocity.y", CL_NAME_MAX);
 	scene->optimize.optimizer = CL_OPTIMIZER_ADAM;
 	scene->optimize.learning_rate = 3e-5;
+	scene->optimize.gradient = CL_GRADIENT_AOBG;
+	scene->optimize.sigma = 0.1 + 0.2;
+	scene->optimize.samples = 37;
+	scene->optimize.seed = ((uint64_t)1 << 53) - 1;
 	for (int b = 0; b < cl_backend_count(); b++) {
 		const ClBackendInfo *info = cl_backend_info(b);
 		for (int i = 0; i < info->param_count; i++) {
@@ -221,6 +229,21 @@ static const BadCase bad_cases[] = {
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
 	 "\"optimizer\": \"lbfgs\"}}",
 	 "optimize.optimizer: must be \"gd\" or \"adam\"", CL_SCENE_FILE_ERROR_INVALID},
+	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
+	 "\"gradient\": \"fd\"}}",
+	 "optimize.gradient: must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"", CL_SCENE_FILE_ERROR_INVALID},
+	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
+	 "\"gradient\": \"zobg\"}}",
+	 "optimize: \"sigma\" is required with \"gradient\": \"zobg\"", CL_SCENE_FILE_ERROR_INVALID},
+	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
+	 "\"gradient\": \"zobg\", \"sigma\": -0.1}}",
+	 "optimize.sigma: must be positive (got -0.1)", CL_SCENE_FILE_ERROR_INVALID},
+	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
+	 "\"gradient\": \"fobg\", \"sigma\": 0.1, \"samples\": 1}}",
+	 "optimize.samples: 1 is outside [2, 1000000]", CL_SCENE_FILE_ERROR_INVALID},
+	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
+	 "\"seed\": 1.5}}",
+	 "optimize.seed: must be a whole number from 0 to 2^53 (got 1.5)", CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"backends\": {\"bullet\": {}}}",
 	 "backends.bullet: unknown backend", CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"backends\": {\"impulse\": "

@@ -46,8 +46,10 @@ static ClSweepCell single_point(const ClScene *base, int backend, const ClSweepA
 	cl_rollout_run(r, NULL, NULL, true);
 	double g_s0[2 * CL_BALL_STATE];
 	cl_rollout_gradient(r, g_s0, NULL);
-	ClSweepCell cell = {cl_rollout_loss(r), g_s0[2 + ax->param.axis], g_s0[2 + ay->param.axis],
-						cl_rollout_status(r)->code};
+	ClSweepCell cell = {.loss = cl_rollout_loss(r),
+						.grad_x = g_s0[2 + ax->param.axis],
+						.grad_y = g_s0[2 + ay->param.axis],
+						.status = cl_rollout_status(r)->code};
 	if (cl_status_is_fatal(cell.status))
 		cell.loss = cell.grad_x = cell.grad_y = NAN;
 	cl_rollout_free(r);
@@ -267,12 +269,23 @@ static void test_invalid(void)
 	cl_scene_free(scene);
 }
 
+static ClSweepCell point_cell(double loss, double grad_x, double grad_y, ClStatusCode status)
+{
+	ClSweepCell cell = cl_sweep_cell_pending();
+	cell.loss = loss;
+	cell.grad_x = grad_x;
+	cell.grad_y = grad_y;
+	cell.status = status;
+	return cell;
+}
+
 static void test_quantities(void)
 {
-	ClSweepCell exact = {1.0, 1.0, 0.0, CL_STATUS_OK};
-	ClSweepCell same = {2.0, 3.0, 0.0, CL_STATUS_OK}, opposite = {2.0, -1.0, 0.0, CL_STATUS_OK};
-	ClSweepCell perpendicular = {2.0, 0.0, -2.0, CL_STATUS_OK}, diagonal = {2.0, 1.0, 1.0, CL_STATUS_OK};
-	ClSweepCell failed = {NAN, NAN, NAN, CL_STATUS_DIVERGED};
+	ClSweepCell exact = point_cell(1.0, 1.0, 0.0, CL_STATUS_OK);
+	ClSweepCell same = point_cell(2.0, 3.0, 0.0, CL_STATUS_OK), opposite = point_cell(2.0, -1.0, 0.0, CL_STATUS_OK);
+	ClSweepCell perpendicular = point_cell(2.0, 0.0, -2.0, CL_STATUS_OK);
+	ClSweepCell diagonal = point_cell(2.0, 1.0, 1.0, CL_STATUS_OK);
+	ClSweepCell failed = point_cell(NAN, NAN, NAN, CL_STATUS_DIVERGED);
 	g_assert_cmpfloat(cl_sweep_quantity(CL_SWEEP_ANGLE_ERROR, &same, &exact), ==, 0.0);
 	g_assert_cmpfloat_with_epsilon(cl_sweep_quantity(CL_SWEEP_ANGLE_ERROR, &opposite, &exact), 180.0, 1e-12);
 	g_assert_cmpfloat_with_epsilon(cl_sweep_quantity(CL_SWEEP_ANGLE_ERROR, &perpendicular, &exact), 90.0, 1e-12);

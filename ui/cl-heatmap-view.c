@@ -13,7 +13,8 @@ struct _ClHeatmapView {
 
 	/* template widgets */
 	GtkDropDown *x_param, *y_param, *quantity;
-	GtkSpinButton *x_min, *x_max, *x_count, *y_min, *y_max, *y_count;
+	GtkSpinButton *x_min, *x_max, *x_count, *y_min, *y_max, *y_count, *sigma, *samples;
+	GtkWidget *smoothing_grid;
 	GtkWidget *compute_button, *cancel_button;
 	GtkProgressBar *progress;
 	GtkLabel *status, *readout, *key;
@@ -253,10 +254,19 @@ static void reset_readout(ClHeatmapView *self)
 	gtk_label_set_text(self->key, cl_figure_heatmap_key(current_quantity(self)));
 }
 
+/* A smoothed quantity the shown sweep lacks needs Compute; the others only a redraw. */
 static void quantity_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClHeatmapView *self)
 {
 	(void)dropdown, (void)pspec;
 	reset_readout(self);
+	unsigned needs = cl_sweep_quantity_needs(current_quantity(self));
+	gtk_widget_set_sensitive(self->smoothing_grid, (needs & CL_SWEEP_NEEDS_SMOOTHING) != 0);
+	ClHeatmapData *h = shown_data(self);
+	if (h && (((needs & CL_SWEEP_NEEDS_SMOOTHING) && h->def.smoothing.samples == 0) ||
+			  ((needs & CL_SWEEP_NEEDS_FOBG) && !h->def.smoothing.first_order))) {
+		gtk_label_set_text(self->status, "This quantity needs the sweep computed with it: press Compute.");
+		return;
+	}
 	start_build(self);
 }
 
@@ -508,11 +518,18 @@ static gboolean apply_options(ClHeatmapView *self, GVariant *options, GError **e
 		int q = cl_sweep_quantity_find(name);
 		if (q < 0) {
 			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-						"quantity %s: expected loss, grad-x, grad-y, angle-error or sign-agreement", name);
+						"quantity %s: expected loss, grad-x, grad-y, angle-error, sign-agreement, smoothed-loss, "
+						"zobg-x, zobg-y, fobg-x, fobg-y, fobg-bias-x or fobg-bias-y",
+						name);
 			return FALSE;
 		}
 		gtk_drop_down_set_selected(self->quantity, (guint)q);
 	}
+	double sigma;
+	if (g_variant_lookup(options, "sigma", "d", &sigma))
+		gtk_spin_button_set_value(self->sigma, sigma);
+	if (g_variant_lookup(options, "samples", "i", &n))
+		gtk_spin_button_set_value(self->samples, n);
 	return TRUE;
 }
 
@@ -532,8 +549,17 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 		!parse_param(self, scene, self->y_param, &y.param, error))
 		return FALSE;
 	g_autoptr(GArray) backends = cl_document_enabled_backends(self->doc);
+	/* the smoothed quantities are computed only when one of them is shown */
+	unsigned needs = cl_sweep_quantity_needs(current_quantity(self));
+	double sigma = gtk_spin_button_get_value(self->sigma);
+	ClSweepSmoothing smoothing = {.samples = gtk_spin_button_get_value_as_int(self->samples),
+								  .sigma_x = sigma,
+								  .sigma_y = sigma,
+								  .seed = 1,
+								  .first_order = (needs & CL_SWEEP_NEEDS_FOBG) != 0};
 	cl_job_replace(&self->job, NULL);
 	g_autoptr(ClJob) job = cl_heatmap_job_new(scene, cl_document_get_revision(self->doc), &x, &y,
+											  needs & CL_SWEEP_NEEDS_SMOOTHING ? &smoothing : NULL,
 											  (const int *)(const void *)backends->data, (int)backends->len);
 	cl_job_replace(&self->job, job);
 	g_clear_pointer(&self->shown, cl_result_unref);
@@ -721,6 +747,9 @@ static void cl_heatmap_view_class_init(ClHeatmapViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, readout);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, key);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, plot);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, sigma);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, samples);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, smoothing_grid);
 	gtk_widget_class_install_action(widget_class, "heatmap.compute", NULL, compute_action);
 	gtk_widget_class_install_action(widget_class, "heatmap.cancel", NULL, cancel_action);
 	gtk_widget_class_install_action(widget_class, "heatmap.export", NULL, export_binding);
@@ -748,5 +777,6 @@ static void cl_heatmap_view_init(ClHeatmapView *self)
 	g_signal_connect(self->plot, "hover", G_CALLBACK(hover), self);
 	g_signal_connect(self->plot, "pick", G_CALLBACK(pick), self);
 	reset_readout(self);
+	gtk_widget_set_sensitive(self->smoothing_grid, FALSE);
 	update_sensitivity(self);
 }

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(ClHeatmapView, cl_heatmap_view, CL, HEATMAP_VIEW, GtkWidget)
 
 /* Applies options (a{sv}: x, y (parameter names), x-min, x-max, y-min,
- * y-max (d), x-points, y-points, resolution (i: both), quantity (s: loss,
- * grad-x, grad-y, angle-error, sign-agreement); NULL: none) to the controls
+ * y-max (d), x-points, y-points, resolution (i: both), quantity (s: a
+ * cl_sweep_quantity_name), sigma (d) and samples (i) of the smoothed
+ * quantities; NULL: none) to the controls
  * and starts the sweep. FALSE with a message when they are invalid. */
 gboolean cl_heatmap_view_compute(ClHeatmapView *view, GVariant *options, GError **error);
 void cl_heatmap_view_cancel(ClHeatmapView *view);

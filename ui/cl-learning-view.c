@@ -25,8 +25,9 @@ struct _ClLearningView {
 	GtkWidget parent_instance;
 
 	/* template widgets */
-	GtkDropDown *optimizer, *reference_kind;
-	GtkSpinButton *learning_rate, *iterations, *reference_value;
+	GtkDropDown *optimizer, *reference_kind, *estimator;
+	GtkSpinButton *learning_rate, *iterations, *reference_value, *sigma, *samples;
+	GtkWidget *smoothing_grid;
 	GtkBox *parameter_box;
 	GtkCheckButton *log_scale;
 	GtkWidget *cancel_button;
@@ -102,11 +103,17 @@ static void refresh_parameters(ClLearningView *self)
 	if (scene->optimize.iterations > 0)
 		gtk_spin_button_set_value(self->iterations, scene->optimize.iterations);
 	gtk_drop_down_set_selected(self->optimizer, scene->optimize.optimizer == CL_OPTIMIZER_ADAM ? 1 : 0);
+	gtk_drop_down_set_selected(self->estimator, (guint)scene->optimize.gradient);
+	if (scene->optimize.sigma > 0)
+		gtk_spin_button_set_value(self->sigma, scene->optimize.sigma);
+	gtk_spin_button_set_value(self->samples, scene->optimize.samples);
 }
 
+/* The scene's own def (its seed among the rest) with the controls applied. */
 static ClOptimizeDef current_def(ClLearningView *self)
 {
-	ClOptimizeDef def = {0};
+	ClOptimizeDef def = cl_document_get_scene(self->doc)->optimize;
+	def.parameter_count = 0;
 	for (guint i = 0; i < self->parameter_checks->len && def.parameter_count < CL_OPTIMIZE_PARAMS_MAX; i++) {
 		GtkCheckButton *check = g_ptr_array_index(self->parameter_checks, i);
 		if (gtk_check_button_get_active(check))
@@ -115,6 +122,9 @@ static ClOptimizeDef current_def(ClLearningView *self)
 	def.learning_rate = gtk_spin_button_get_value(self->learning_rate);
 	def.iterations = gtk_spin_button_get_value_as_int(self->iterations);
 	def.optimizer = gtk_drop_down_get_selected(self->optimizer) == 1 ? CL_OPTIMIZER_ADAM : CL_OPTIMIZER_GD;
+	def.gradient = (ClGradientEstimator)gtk_drop_down_get_selected(self->estimator);
+	def.sigma = def.gradient == CL_GRADIENT_ADJOINT ? def.sigma : gtk_spin_button_get_value(self->sigma);
+	def.samples = gtk_spin_button_get_value_as_int(self->samples);
 	return def;
 }
 
@@ -352,6 +362,12 @@ static void refresh_live(ClLearningView *self)
 		update_table(self, FALSE);
 }
 
+/* σ and the sample count matter only for the smoothed estimators. */
+static void estimator_changed(ClLearningView *self)
+{
+	gtk_widget_set_sensitive(self->smoothing_grid, gtk_drop_down_get_selected(self->estimator) != CL_GRADIENT_ADJOINT);
+}
+
 static void options_changed(ClLearningView *self)
 {
 	gtk_widget_set_sensitive(GTK_WIDGET(self->reference_value),
@@ -438,6 +454,19 @@ static gboolean apply_options(ClLearningView *self, GVariant *options, GError **
 	}
 	if (g_variant_lookup(options, "log", "b", &b))
 		gtk_check_button_set_active(self->log_scale, b);
+	if (g_variant_lookup(options, "gradient", "&s", &s)) {
+		int e = cl_gradient_estimator_find(s);
+		if (e < 0) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg or aobg",
+						s);
+			return FALSE;
+		}
+		gtk_drop_down_set_selected(self->estimator, (guint)e);
+	}
+	if (g_variant_lookup(options, "sigma", "d", &d))
+		gtk_spin_button_set_value(self->sigma, d);
+	if (g_variant_lookup(options, "samples", "i", &n))
+		gtk_spin_button_set_value(self->samples, n);
 	return TRUE;
 }
 
@@ -642,6 +671,10 @@ static void cl_learning_view_class_init(ClLearningViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, plot);
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, table);
 	gtk_widget_class_bind_template_child(widget_class, ClLearningView, stale_label);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, estimator);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, sigma);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, samples);
+	gtk_widget_class_bind_template_child(widget_class, ClLearningView, smoothing_grid);
 	gtk_widget_class_install_action(widget_class, "learning.run", NULL, run_action);
 	gtk_widget_class_install_action(widget_class, "learning.cancel", NULL, cancel_action);
 	gtk_widget_class_install_action(widget_class, "learning.export", NULL, export_binding);
@@ -665,5 +698,7 @@ static void cl_learning_view_init(ClLearningView *self)
 	g_signal_connect_swapped(self->reference_kind, "notify::selected", G_CALLBACK(options_changed), self);
 	g_signal_connect_swapped(self->reference_value, "value-changed", G_CALLBACK(options_changed), self);
 	g_signal_connect_swapped(self->log_scale, "toggled", G_CALLBACK(options_changed), self);
+	g_signal_connect_swapped(self->estimator, "notify::selected", G_CALLBACK(estimator_changed), self);
+	estimator_changed(self);
 	update_sensitivity(self);
 }

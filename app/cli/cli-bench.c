@@ -37,6 +37,52 @@ static double gradient_microseconds(const ClScene *scene, int backend, double mi
 	return result;
 }
 
+/* Samples per second of `smooth task2-ground-wall` over the initial
+ * velocity (every estimate: a recorded run and its adjoint per sample), on
+ * one thread and on two. */
+static gboolean smoothing_bench(const GArray *backends, GError **error)
+{
+	ClScene *scene = cl_preset_load("task2-ground-wall", error);
+	if (!scene)
+		return FALSE;
+	ClParam params[2];
+	cl_param_parse(scene, "ball.velocity.x", &params[0], NULL, 0);
+	cl_param_parse(scene, "ball.velocity.y", &params[1], NULL, 0);
+	double sigma[2] = {0.25, 0.25};
+	ClSmoothDef def = cl_smooth_default_def();
+	def.params = params;
+	def.sigma = sigma;
+	def.param_count = 2;
+	def.samples = 1000;
+	def.backends = (const int *)backends->data;
+	def.backend_count = (int)backends->len;
+	ClSmoothResult *results = g_new0(ClSmoothResult, backends->len);
+	printf("smooth task2-ground-wall, ball.velocity.x and .y, σ = 0.25, N = %d, %d backends:\n", def.samples,
+		   def.backend_count);
+	for (int threads = 1; threads <= 2; threads++) {
+		def.threads = threads;
+		ClStatus status;
+		gint64 start = g_get_monotonic_time();
+		gboolean ok = cl_smooth(scene, &def, results, &status);
+		double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+		if (!ok) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "bench: %s", status.message);
+			g_free(results);
+			cl_scene_free(scene);
+			return FALSE;
+		}
+		int runs = def.backend_count * (def.samples + 1);
+		printf("  %d thread%s: %.3f s, %.0f samples/s (%.1f µs per sample and backend)\n", threads,
+			   threads == 1 ? " " : "s", seconds, runs / seconds, 1e6 * seconds / runs);
+		fflush(stdout);
+		for (int b = 0; b < def.backend_count; b++)
+			cl_smooth_result_clear(&results[b]);
+	}
+	g_free(results);
+	cl_scene_free(scene);
+	return TRUE;
+}
+
 int cl_cmd_bench(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL;
@@ -51,7 +97,8 @@ int cl_cmd_bench(int argc, char **argv, gboolean check_only)
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("bench", NULL,
 							  "Per backend: microseconds per full Task 3 gradient (forward + adjoint, all control\n"
-							  "derivatives) and the time of its 1000-iteration optimization; then the time of\n"
+							  "derivatives) and the time of its 1000-iteration optimization; the samples per second\n"
+							  "of `contactlab smooth` on Task 2 (1 and 2 threads); then the time of\n"
 							  "`contactlab reproduce --table all`.",
 							  entries, argc, argv, &positional, &error) ||
 		!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_preset_load("task3-two-balls", &error)))
@@ -85,6 +132,10 @@ int cl_cmd_bench(int argc, char **argv, gboolean check_only)
 		printf("%-16s %16.1f %16.3f  %s\n", cl_backend_info(backend)->id, us, seconds, text);
 		fflush(stdout);
 		g_free(text);
+	}
+	if (!smoothing_bench(backends, &error)) {
+		status = CL_EXIT_FAILED;
+		goto out;
 	}
 	ClReproTable *table = cl_repro_load_default(&error);
 	if (!table) {

@@ -6,6 +6,21 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+ClCliProgress cl_cli_progress_new(void)
+{
+	return (ClCliProgress){.show = isatty(STDERR_FILENO)};
+}
+
+void cl_cli_progress_update(ClCliProgress *p, int done, int total, const char *unit)
+{
+	gint64 now = g_get_monotonic_time();
+	if (!p->show || (done < total && now - p->last < 100000))
+		return;
+	p->last = now;
+	fprintf(stderr, "\r%d/%d %s%s", done, total, unit, done == total ? "\n" : "");
+}
 
 int cl_cli_fail(int status, const char *format, ...)
 {
@@ -79,7 +94,7 @@ static int compare_names(gconstpointer a, gconstpointer b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *preset_list(void)
+char *cl_cli_preset_list(void)
 {
 	char *dir = g_build_filename(cl_data_dir(), "presets", NULL);
 	GDir *d = g_dir_open(dir, 0, NULL);
@@ -107,7 +122,7 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
 		scene = cl_preset_load(scene_arg, &preset_error);
 		if (!scene) {
 			if (g_error_matches(preset_error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO)) {
-				char *presets = preset_list();
+				char *presets = cl_cli_preset_list();
 				g_set_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_IO,
 							"%s: no such scene file and no preset of this name (presets: %s)", scene_arg, presets);
 				g_free(presets);
@@ -169,9 +184,6 @@ GArray *cl_cli_backends(char **ids, GError **error)
 	return backends;
 }
 
-
-
-
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error)
 {
 	if (g_strv_contains(choices, value))
@@ -231,4 +243,62 @@ void cl_cli_figure_files_clear(ClCliFigureFiles *files)
 	g_clear_pointer(&files->png, g_free);
 	g_clear_pointer(&files->svg, g_free);
 	g_clear_pointer(&files->pdf, g_free);
+}
+
+gboolean cl_cli_sampling_check(const ClCliSampling *o, GError **error)
+{
+	if (o->samples != -1 && (o->samples < 2 || o->samples > 1000000)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--samples %d: expected 2 … 1000000", o->samples);
+		return FALSE;
+	}
+	if (o->seed != -1 && o->seed < 0) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--seed %" G_GINT64_FORMAT ": expected a whole number ≥ 0", o->seed);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean cl_cli_sampling_given(const ClCliSampling *o)
+{
+	return o->sigma || o->samples != -1 || o->seed != -1;
+}
+
+gboolean cl_cli_sampling_sigma(const ClCliSampling *o, int count, double *sigma, GError **error)
+{
+	char **parts = g_strsplit(o->sigma ? o->sigma : "", ",", -1);
+	guint n = g_strv_length(parts);
+	gboolean ok = n == 1 || n == (guint)count;
+	if (!ok)
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--sigma %s: expected one value, or one per parameter (%d)", o->sigma ? o->sigma : "", count);
+	for (guint i = 0; ok && i < n; i++) {
+		char *end = NULL;
+		double x = g_ascii_strtod(parts[i], &end);
+		if (!parts[i][0] || *end || !isfinite(x) || x <= 0) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+						"--sigma %s: \"%s\" is not a positive number", o->sigma, parts[i]);
+			ok = FALSE;
+		}
+		for (int k = 0; ok && k < count; k++)
+			if (n == 1 || (guint)k == i)
+				sigma[k] = x;
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
+int cl_cli_sampling_samples(const ClCliSampling *o)
+{
+	return o->samples != -1 ? o->samples : CL_CLI_SAMPLES_DEFAULT;
+}
+
+guint64 cl_cli_sampling_seed(const ClCliSampling *o)
+{
+	return o->seed != -1 ? (guint64)o->seed : CL_CLI_SEED_DEFAULT;
+}
+
+void cl_cli_sampling_clear(ClCliSampling *o)
+{
+	g_clear_pointer(&o->sigma, g_free);
 }

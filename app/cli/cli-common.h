@@ -24,6 +24,19 @@ gboolean cl_cli_one_scene(const char *command, char **positional, GError **error
 /* If error is set: reports it like cl_cli_fail with status, and frees it. */
 void cl_cli_report(GError *error, int status);
 
+/* A progress line on stderr ("\r12/40 cells"), only on a terminal and at
+ * most every 0.1 s (and at the end). */
+typedef struct ClCliProgress {
+	gboolean show;
+	gint64 last;
+} ClCliProgress;
+
+ClCliProgress cl_cli_progress_new(void);
+void cl_cli_progress_update(ClCliProgress *progress, int done, int total, const char *unit);
+
+/* The preset ids, sorted, comma-separated (free with g_free). */
+char *cl_cli_preset_list(void);
+
 /* SCENE is a file path or a preset id; the settings (--set) are applied and
  * the result validated. */
 ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **error);
@@ -63,6 +76,35 @@ gboolean cl_cli_figure_files_write(const ClCliFigureFiles *files, ClPlotFigure *
 								   GError **error);
 void cl_cli_figure_files_clear(ClCliFigureFiles *files);
 
+/* The sampling options of the smoothing estimators (smooth, heatmap,
+ * optimize): --sigma S[,S…], --samples N, --seed K. Start from
+ * CL_CLI_SAMPLING_INIT, put CL_CLI_SAMPLING_OPTIONS in the option table,
+ * free with cl_cli_sampling_clear. */
+typedef struct ClCliSampling {
+	char *sigma;
+	int samples;  /* −1 when not given */
+	gint64 seed;  /* −1 when not given */
+} ClCliSampling;
+
+#define CL_CLI_SAMPLING_INIT {.samples = -1, .seed = -1}
+#define CL_CLI_SAMPLES_DEFAULT 100
+#define CL_CLI_SEED_DEFAULT 1
+
+#define CL_CLI_SAMPLING_OPTIONS(o)                                                                                 \
+	{"sigma", 0, 0, G_OPTION_ARG_STRING, &(o).sigma,                                                               \
+	 "Noise scale of the smoothing, in each parameter's unit (one for all, or one per parameter)", "S[,S...]"},   \
+		{"samples", 0, 0, G_OPTION_ARG_INT, &(o).samples, "Samples N of the smoothing (default 100)", "N"},          \
+		{"seed", 0, 0, G_OPTION_ARG_INT64, &(o).seed, "Seed of the smoothing's samples (default 1)", "K"}
+
+/* Checks --samples (2 … 1000000) and --seed (≥ 0) if given. */
+gboolean cl_cli_sampling_check(const ClCliSampling *o, GError **error);
+gboolean cl_cli_sampling_given(const ClCliSampling *o);
+/* --sigma as count positive numbers (one value is repeated). */
+gboolean cl_cli_sampling_sigma(const ClCliSampling *o, int count, double *sigma, GError **error);
+int cl_cli_sampling_samples(const ClCliSampling *o);
+guint64 cl_cli_sampling_seed(const ClCliSampling *o);
+void cl_cli_sampling_clear(ClCliSampling *o);
+
 /* With check_only, a subcommand parses and validates its arguments (the
  * scene and its --set values included) and stops there: nothing is
  * computed, printed on stdout or written. */
@@ -74,3 +116,4 @@ int cl_cmd_reproduce(int argc, char **argv, gboolean check_only);
 int cl_cmd_bench(int argc, char **argv, gboolean check_only);
 int cl_cmd_convergence(int argc, char **argv, gboolean check_only);
 int cl_cmd_lesson(int argc, char **argv, gboolean check_only);
+int cl_cmd_smooth(int argc, char **argv, gboolean check_only);

@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* PARAM:MIN:MAX:N, split from the right so the name is everything before. */
 static gboolean parse_axis(const ClScene *scene, const char *option, const char *spec, ClSweepAxis *axis,
@@ -62,22 +61,12 @@ out:
 	return ok;
 }
 
-typedef struct Progress {
-	gboolean show;
-	gint64 last;
-} Progress;
-
 static void on_progress(int done, int total, int slot, int ix, int iy, void *user)
 {
 	(void)slot;
 	(void)ix;
 	(void)iy;
-	Progress *p = user;
-	gint64 now = g_get_monotonic_time();
-	if (!p->show || (done < total && now - p->last < 100000))
-		return;
-	p->last = now;
-	fprintf(stderr, "\r%d/%d cells%s", done, total, done == total ? "\n" : "");
+	cl_cli_progress_update(user, done, total, "cells");
 }
 
 /* Reports the cells each backend could not compute, one line per backend. */
@@ -106,13 +95,18 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	int threads = 0;
 	double width = 0, height = 0;
-	gboolean dark = FALSE;
+	gboolean dark = FALSE, antithetic = FALSE;
+	ClCliSampling sampling = CL_CLI_SAMPLING_INIT;
 	GOptionEntry entries[] = {
 		{"x", 'x', 0, G_OPTION_ARG_STRING, &x_spec, "The horizontal parameter, range and points", "PARAM:MIN:MAX:N"},
 		{"y", 'y', 0, G_OPTION_ARG_STRING, &y_spec, "The vertical parameter, range and points", "PARAM:MIN:MAX:N"},
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"quantity", 'q', 0, G_OPTION_ARG_STRING, &quantity_name,
-		 "loss, grad-x, grad-y, angle-error or sign-agreement (default: loss)", "Q"},
+		 "loss, grad-x, grad-y, angle-error, sign-agreement, or smoothed: smoothed-loss, zobg-x|y, fobg-x|y, "
+		 "fobg-bias-x|y (default: loss)",
+		 "Q"},
+		CL_CLI_SAMPLING_OPTIONS(sampling),
+		{"antithetic", 0, 0, G_OPTION_ARG_NONE, &antithetic, "Smoothing samples in pairs ±w", NULL},
 		{"threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: one per core)", "N"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write x,y,backend,quantity,value here (- for stdout)", "FILE"},
 		CL_CLI_FIGURE_OPTIONS(figures, "the figure"),
@@ -131,7 +125,8 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("heatmap", "SCENE",
 							  "Sweeps two parameters over a grid and computes, per backend and cell, the loss and\n"
-							  "its derivatives (adjoint, or central differences for parameters without one).\n"
+							  "its derivatives (adjoint, or central differences for parameters without one), or,\n"
+							  "with --sigma, the smoothed loss and its ZoBG/FoBG gradients (same samples in every cell).\n"
 							  "Writes CSV (x,y,backend,quantity,value; to stdout unless a figure is asked for)\n"
 							  "and/or a figure with one panel per backend on one colour scale.",
 							  entries, argc, argv, &positional, &error))
@@ -140,8 +135,27 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	int quantity = quantity_name ? cl_sweep_quantity_find(quantity_name) : CL_SWEEP_LOSS;
 	if (quantity < 0) {
+		GString *known = g_string_new(NULL);
+		for (int q = 0; q < CL_SWEEP_QUANTITY_COUNT; q++)
+			g_string_append_printf(known, "%s%s", q ? ", " : "", cl_sweep_quantity_name(q));
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--quantity %s: expected one of %s",
+					quantity_name, known->str);
+		g_string_free(known, TRUE);
+		goto out;
+	}
+	unsigned needs = cl_sweep_quantity_needs((ClSweepQuantity)quantity);
+	if (!cl_cli_sampling_check(&sampling, &error))
+		goto out;
+	if (!(needs & CL_SWEEP_NEEDS_SMOOTHING) && (cl_cli_sampling_given(&sampling) || antithetic)) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-					"--quantity %s: expected loss, grad-x, grad-y, angle-error or sign-agreement", quantity_name);
+					"--%s: only the smoothed quantities (smoothed-loss, zobg-x|y, fobg-x|y, fobg-bias-x|y) use it",
+					sampling.sigma ? "sigma" : sampling.samples != -1 ? "samples" : sampling.seed != -1 ? "seed"
+																									   : "antithetic");
+		goto out;
+	}
+	if ((needs & CL_SWEEP_NEEDS_SMOOTHING) && !sampling.sigma) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "heatmap: --quantity %s needs --sigma S[,S]",
+					quantity_name);
 		goto out;
 	}
 	if (threads < 0 || threads > 64) {
@@ -158,22 +172,38 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	}
 	if (!parse_axis(scene, "--x", x_spec, &def.x, &error) || !parse_axis(scene, "--y", y_spec, &def.y, &error))
 		goto out;
+	if (needs & CL_SWEEP_NEEDS_SMOOTHING) {
+		double sigma[2];
+		if (!cl_cli_sampling_sigma(&sampling, 2, sigma, &error))
+			goto out;
+		def.smoothing = (ClSweepSmoothing){.samples = cl_cli_sampling_samples(&sampling),
+										   .sigma_x = sigma[0],
+										   .sigma_y = sigma[1],
+										   .seed = cl_cli_sampling_seed(&sampling),
+										   .antithetic = antithetic,
+										   .first_order = (needs & CL_SWEEP_NEEDS_FOBG) != 0};
+		if (antithetic && def.smoothing.samples % 2) {
+			g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+						"--samples %d: antithetic sampling needs an even number", def.smoothing.samples);
+			goto out;
+		}
+	}
 	if (check_only) {
 		status = CL_EXIT_OK;
 		goto out;
 	}
-	/* the angle error and sign agreement are measured against exact: sweep it too */
+	/* the angle error, sign agreement and FoBG bias are measured against exact: sweep it too */
 	int exact = cl_backend_reference(), exact_slot = -1;
 	for (guint k = 0; k < backends->len; k++)
 		if (g_array_index(backends, int, k) == exact)
 			exact_slot = (int)k;
-	if (exact_slot < 0 && (quantity == CL_SWEEP_ANGLE_ERROR || quantity == CL_SWEEP_SIGN_AGREEMENT)) {
+	if (exact_slot < 0 && (needs & CL_SWEEP_NEEDS_EXACT)) {
 		exact_slot = (int)backends->len;
 		g_array_append_val(backends, exact);
 	}
 	def.backends = (const int *)backends->data;
 	def.backend_count = (int)backends->len;
-	Progress progress = {.show = isatty(STDERR_FILENO)};
+	ClCliProgress progress = cl_cli_progress_new();
 	def.progress = on_progress;
 	def.user = &progress;
 	cells = g_new(ClSweepCell, cl_sweep_cell_count(&def));
@@ -184,8 +214,9 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 		goto out;
 	}
 	double seconds = (g_get_monotonic_time() - start) * 1e-6;
-	fprintf(stderr, "contactlab: %d × %d cells × %d backends in %.2f s on %d thread%s\n", def.x.count, def.y.count,
-			def.backend_count, seconds, def.threads, def.threads == 1 ? "" : "s");
+	fprintf(stderr, "contactlab: %d × %d cells × %d backends%s in %.2f s on %d thread%s\n", def.x.count, def.y.count,
+			def.backend_count, def.smoothing.samples ? " (smoothed)" : "", seconds, def.threads,
+			def.threads == 1 ? "" : "s");
 	report_failures(&def, cells);
 	status = CL_EXIT_OK;
 	if (csv || !cl_cli_figure_files_wanted(&figures)) {
@@ -229,5 +260,6 @@ out:
 	g_free(quantity_name);
 	g_free(csv);
 	cl_cli_figure_files_clear(&figures);
+	cl_cli_sampling_clear(&sampling);
 	return status;
 }

@@ -4,6 +4,7 @@
 #include "lesson.h"
 #include "numbers.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,45 @@ out:
 	return status;
 }
 
+static void put_estimate(GString *out, const char *label, ClSmoothEstimate e)
+{
+	char *mean = cl_lesson_format_number("%.4g", e.mean), *se = cl_lesson_format_number("%.2g", e.se);
+	g_string_append_printf(out, ", %s %s%s%s", label, mean, isfinite(e.se) ? " ± " : "", isfinite(e.se) ? se : "");
+	g_free(mean);
+	g_free(se);
+}
+
+/* The step's smoothing, per backend and parameter: what a Smoothing view shows. */
+static void put_smoothing(GString *out, const ClLessonStep *step, const ClLessonResult *r)
+{
+	const ClLessonSmoothing *sm = &step->smoothing;
+	g_string_append_printf(out, "[smoothing: N = %d%s, seed %" G_GUINT64_FORMAT "]\n", sm->samples,
+						   sm->antithetic ? " in antithetic pairs" : "", sm->seed);
+	for (guint b = 0; b < r->backend_count; b++) {
+		const ClSmoothResult *s = &r->smoothing[b];
+		for (guint k = 0; sm->parameters[k]; k++) {
+			const ClSmoothGradient *g = &s->gradient[k];
+			char *sigma = cl_lesson_format_number("%g", sm->sigma[k]), *point = cl_lesson_format_number("%.4g", g->point);
+			g_string_append_printf(out, "  %s d/d%s (σ %s): point %s", cl_backend_info(s->backend)->id,
+								   sm->parameters[k], sigma, point);
+			put_estimate(out, "ZoBG", g->zobg);
+			put_estimate(out, "FoBG", g->fobg);
+			put_estimate(out, "AoBG", g->aobg);
+			g_string_append_c(out, '\n');
+			g_free(sigma);
+			g_free(point);
+		}
+		char *alpha = cl_lesson_format_number("%.3g", s->alpha.alpha);
+		char *epsilon = cl_lesson_format_number("%.3g", s->alpha.epsilon);
+		char *gamma = cl_lesson_format_number("%.3g", s->alpha.gamma);
+		g_string_append_printf(out, "  %s α = %s (%s, ε = %s, γ = %s)\n", cl_backend_info(s->backend)->id, alpha,
+							   cl_smooth_alpha_rule_name(s->alpha.rule), epsilon, gamma);
+		g_free(alpha);
+		g_free(epsilon);
+		g_free(gamma);
+	}
+}
+
 static void put_step_text(GString *out, const ClLesson *lesson, guint index, const ClLessonResult *r)
 {
 	const ClLessonStep *step = g_ptr_array_index(lesson->steps, index);
@@ -59,6 +99,8 @@ static void put_step_text(GString *out, const ClLesson *lesson, guint index, con
 	for (guint b = 0; b < step->backends->len; b++)
 		g_string_append_printf(out, " %s", cl_backend_info(g_array_index(step->backends, int, b))->id);
 	g_string_append_printf(out, "]\n%s\n", r->text);
+	if (r->smoothing)
+		put_smoothing(out, step, r);
 	for (guint i = 0; i < r->problems->len; i++)
 		g_string_append_printf(out, "problem: %s\n", (const char *)g_ptr_array_index(r->problems, i));
 	g_string_append_c(out, '\n');

@@ -108,9 +108,14 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 		rec.current[k] = f32 ? (double)(float)x : x;
 	}
 	const char *id = cl_backend_info(backend)->id;
-	printf("%s: optimize %d parameter%s with %s, %s, learning rate %s, %d iterations\n", scene->name, count,
+	printf("%s: optimize %d parameter%s with %s, %s, learning rate %s, %d iterations", scene->name, count,
 		   count == 1 ? "" : "s", id, def->optimizer == CL_OPTIMIZER_ADAM ? "Adam" : "gradient descent",
 		   cl_format_number(def->learning_rate).text, def->iterations);
+	if (def->gradient != CL_GRADIENT_ADJOINT)
+		printf(", along %s of the loss smoothed with σ = %s (%d samples, seed %" G_GUINT64_FORMAT " + iteration)",
+			   cl_gradient_estimator_name(def->gradient), cl_format_number(def->sigma).text, def->samples,
+			   (guint64)def->seed);
+	printf("\n");
 	ClOptimizeResult result;
 	gboolean ok = cl_optimize(scene, backend, def, record_iteration, &rec, &result);
 	int status = CL_EXIT_OK;
@@ -215,13 +220,18 @@ out:
 
 int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL;
+	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL, *gradient = NULL;
 	int iterations = -1;
+	ClCliSampling sampling = CL_CLI_SAMPLING_INIT;
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
 		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
 		{"iters", 0, 0, G_OPTION_ARG_INT, &iterations, "Iterations (default: the scene's)", "N"},
+		{"gradient", 0, 0, G_OPTION_ARG_STRING, &gradient,
+		 "Descend along the adjoint or a smoothed estimate (default: the scene's optimize.gradient)",
+		 "adjoint|zobg|fobg|aobg"},
+		CL_CLI_SAMPLING_OPTIONS(sampling),
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write iteration,loss,PARAM… (- for stdout)", "FILE"},
 		{"controls-csv", 0, 0, G_OPTION_ARG_FILENAME, &controls, "Write the learned controls step,ux,uy", "FILE"},
 		CL_CLI_FIGURE_OPTIONS(figures, "the learning curve"),
@@ -236,7 +246,9 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 	if (!cl_cli_parse_options("optimize", "SCENE",
 							  "Runs the scene's optimization (optimize.parameters) with one backend and prints the\n"
 							  "final loss and parameters, and the final parameters' loss under the exact dynamics;\n"
-							  "--png, --svg and/or --pdf draw the learning curve (loss per iteration).",
+							  "--png, --svg and/or --pdf draw the learning curve (loss per iteration). With\n"
+							  "--gradient zobg|fobg|aobg it descends along an estimate of the gradient of the loss\n"
+							  "smoothed with σ (--sigma), from --samples fresh samples per iteration.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("optimize", positional, &error))
@@ -272,6 +284,32 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 		}
 		def.iterations = iterations;
 	}
+	if (gradient) {
+		static const char *const estimators[] = {"adjoint", "zobg", "fobg", "aobg", NULL};
+		if (!cl_cli_check_choice("--gradient", gradient, estimators, &error))
+			goto out;
+		def.gradient = (ClGradientEstimator)cl_gradient_estimator_find(gradient);
+	}
+	if (!cl_cli_sampling_check(&sampling, &error))
+		goto out;
+	if (sampling.sigma && !cl_cli_sampling_sigma(&sampling, 1, &def.sigma, &error))
+		goto out;
+	if (sampling.samples != -1)
+		def.samples = sampling.samples;
+	if (sampling.seed != -1)
+		def.seed = (uint64_t)sampling.seed;
+	if (def.gradient == CL_GRADIENT_ADJOINT && cl_cli_sampling_given(&sampling)) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+					"--%s: only --gradient zobg, fobg or aobg samples (the scene's optimize.gradient is adjoint)",
+					sampling.sigma ? "sigma" : sampling.samples != -1 ? "samples" : "seed");
+		goto out;
+	}
+	if (def.gradient != CL_GRADIENT_ADJOINT && !(def.sigma > 0)) {
+		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+					"optimize: --gradient %s needs --sigma S (or optimize.sigma in the scene)",
+					cl_gradient_estimator_name(def.gradient));
+		goto out;
+	}
 	if (def.parameter_count == 0) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
 					"%s: the scene has nothing to optimize (its optimize.parameters is empty)", positional[0]);
@@ -291,6 +329,8 @@ out:
 	g_free(csv);
 	g_free(controls);
 	g_free(lr_text);
+	g_free(gradient);
+	cl_cli_sampling_clear(&sampling);
 	cl_cli_figure_files_clear(&figures);
 	return status;
 }

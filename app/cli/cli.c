@@ -19,8 +19,9 @@ static const ClCommand commands[] = {
 	 "      loss and its derivatives w.r.t. every ball's initial position, velocity and first control,\n"
 	 "      by each backend's adjoint and by central differences of its own forward map"},
 	{"optimize", cl_cmd_optimize,
-	 "optimize SCENE --backend ID [--lr X] [--iters N] [--csv FILE] [--controls-csv FILE] [--set KEY=VALUE]...\n"
-	 "      gradient descent on the scene's optimization problem"},
+	 "optimize SCENE --backend ID [--lr X] [--iters N] [--gradient adjoint|zobg|fobg|aobg [--sigma S] [--samples N]\n"
+	 "         [--seed K]] [--csv FILE] [--controls-csv FILE] [--set KEY=VALUE]...\n"
+	 "      gradient descent on the scene's optimization problem, along the adjoint or a smoothed estimate"},
 	{"simulate", cl_cmd_simulate,
 	 "simulate SCENE [--backend ID]... [--csv FILE] [--set KEY=VALUE]...\n"
 	 "      trajectories as CSV: backend,step,time,ball,x,y,vx,vy"},
@@ -28,6 +29,10 @@ static const ClCommand commands[] = {
 	 "heatmap SCENE --x PARAM:MIN:MAX:N --y PARAM:MIN:MAX:N [--backend ID]... [--quantity Q] [--threads N]\n"
 	 "        [--csv FILE] [--png|--svg|--pdf FILE] [--set KEY=VALUE]...\n"
 	 "      loss, gradient, angle error or sign agreement over a grid, one panel per backend"},
+	{"smooth", cl_cmd_smooth,
+	 "smooth SCENE --param P [--param P]... --sigma S[,S...] [--samples N] [--seed K] [--backend ID]...\n"
+	 "       [--antithetic] [--gamma G] [--quadrature] [--format table|csv|json] [--terms-csv FILE] [--set KEY=VALUE]...\n"
+	 "      gradients of the randomly smoothed loss: ZoBG, FoBG and AoBG with standard errors, beside the point gradient"},
 	{"figure", cl_cmd_figure, "figure 2|4|5 --png|--svg|--pdf FILE\n      the paper's Figures 2, 4 and 5, recomputed"},
 	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
 	{"reproduce", cl_cmd_reproduce,
@@ -51,9 +56,11 @@ static void print_usage(FILE *out)
 				 "Commands (each takes --help):\n");
 	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
 		fprintf(out, "  %s\n", commands[i].usage);
-	fprintf(out, "\nSCENE is a scene file (JSON) or a preset id: task1-bounce-once, task2-ground-wall,\n"
-				 "task2-ground-wall-friction, task3-two-balls, empty.\n"
-				 "Exit status: 0 ok, 1 a computation failed, 2 bad input.\n");
+	char *presets = cl_cli_preset_list();
+	fprintf(out, "\nSCENE is a scene file (JSON) or a preset id: %s.\n"
+				 "Exit status: 0 ok, 1 a computation failed, 2 bad input.\n",
+			presets);
+	g_free(presets);
 }
 
 bool cl_cli_wants(int argc, char **argv)

@@ -29,11 +29,6 @@ void cl_gradient_csv_append(GString *out, const ClScene *scene, const ClParam *p
 	}
 }
 
-static void put_number(GString *out, double x)
-{
-	g_string_append(out, isfinite(x) ? cl_format_number(x).text : "null");
-}
-
 void cl_gradient_json_append(GString *out, const ClScene *scene, const ClParam *params, const ClGradientRow *rows,
 							 int row_count)
 {
@@ -49,7 +44,7 @@ void cl_gradient_json_append(GString *out, const ClScene *scene, const ClParam *
 		g_string_append(out, ", \"message\": ");
 		cl_json_append_string(out, r->status.message);
 		g_string_append(out, ", \"loss\": ");
-		put_number(out, r->loss);
+		cl_json_append_number(out, r->loss);
 		g_string_append(out, ",\n    \"gradient\": {");
 		for (int k = 0; k < r->count; k++) {
 			const ClGradientCell *c = &r->cells[k];
@@ -58,11 +53,11 @@ void cl_gradient_json_append(GString *out, const ClScene *scene, const ClParam *
 			g_string_append(out, k ? ",\n      " : "\n      ");
 			cl_json_append_string(out, name);
 			g_string_append(out, ": { \"value\": ");
-			put_number(out, c->adjoint);
+			cl_json_append_number(out, c->adjoint);
 			g_string_append(out, ", \"fd\": ");
-			put_number(out, c->fd_step > 0 ? c->fd : NAN);
+			cl_json_append_number(out, c->fd_step > 0 ? c->fd : NAN);
 			g_string_append(out, ", \"fd_step\": ");
-			put_number(out, c->fd_step > 0 ? c->fd_step : NAN);
+			cl_json_append_number(out, c->fd_step > 0 ? c->fd_step : NAN);
 			g_string_append(out, " }");
 		}
 		g_string_append(out, " } }");

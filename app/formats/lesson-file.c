@@ -28,6 +28,36 @@ static const char *const view_names[CL_LESSON_VIEW_COUNT] = {
 
 static const char *const quantities[] = {"loss", "grad-x", "grad-y", "angle-error", "sign-agreement", NULL};
 
+static const char *const smooth_cite_names[CL_SMOOTH_CITE_COUNT + 1] = {
+	[CL_SMOOTH_CITE_POINT] = "point",
+	[CL_SMOOTH_CITE_ZOBG] = "zobg",
+	[CL_SMOOTH_CITE_ZOBG_SE] = "zobg-se",
+	[CL_SMOOTH_CITE_ZOBG_NOBASELINE] = "zobg-nobaseline",
+	[CL_SMOOTH_CITE_ZOBG_NOBASELINE_SE] = "zobg-nobaseline-se",
+	[CL_SMOOTH_CITE_FOBG] = "fobg",
+	[CL_SMOOTH_CITE_FOBG_SE] = "fobg-se",
+	[CL_SMOOTH_CITE_AOBG] = "aobg",
+	[CL_SMOOTH_CITE_AOBG_SE] = "aobg-se",
+	[CL_SMOOTH_CITE_FOBG_BIAS] = "fobg-bias",
+	[CL_SMOOTH_CITE_FOBG_BIAS_SE] = "fobg-bias-se",
+	[CL_SMOOTH_CITE_FOBG_MIN] = "fobg-min",
+	[CL_SMOOTH_CITE_FOBG_MAX] = "fobg-max",
+	[CL_SMOOTH_CITE_FOBG_NEGATIVE] = "fobg-negative",
+	[CL_SMOOTH_CITE_LOSS] = "loss",
+	[CL_SMOOTH_CITE_SMOOTHED_LOSS] = "smoothed-loss",
+	[CL_SMOOTH_CITE_SMOOTHED_LOSS_SE] = "smoothed-loss-se",
+	[CL_SMOOTH_CITE_ALPHA] = "alpha",
+	[CL_SMOOTH_CITE_ALPHA_RULE] = "alpha-rule",
+	[CL_SMOOTH_CITE_EPSILON] = "epsilon",
+	[CL_SMOOTH_CITE_GAMMA] = "gamma",
+	[CL_SMOOTH_CITE_NOT_OK] = "not-ok",
+};
+
+const char *cl_smooth_cite_name(ClSmoothCite what)
+{
+	return what >= 0 && what < CL_SMOOTH_CITE_COUNT ? smooth_cite_names[what] : "unknown";
+}
+
 const char *cl_lesson_view_name(ClLessonViewKind kind)
 {
 	return kind >= 0 && kind < CL_LESSON_VIEW_COUNT ? view_names[kind] : "unknown";
@@ -427,6 +457,96 @@ static gboolean read_view(ClJsonReader *rd, JsonObject *step_object, const char 
 	return ok;
 }
 
+/* ------------------------------------------------------------- smoothing */
+
+/* "smoothing": {"parameters": [...], "sigma": S or [S, …], "samples": N,
+ * "seed": K, "antithetic": bool, "gamma": G} */
+static gboolean read_smoothing(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
+{
+	ClLessonSmoothing *sm = &step->smoothing;
+	sm->samples = 100;
+	sm->seed = 1;
+	sm->gamma = NAN;
+	JsonNode *node = json_object_get_member(step_object, "smoothing");
+	if (!node)
+		return TRUE;
+	char *sp = cl_json_child_path(path, "smoothing");
+	JsonObject *o = NULL;
+	static const char *const keys[] = {"parameters", "sigma", "samples", "seed", "antithetic", "gamma", NULL};
+	gboolean failed = FALSE;
+	JsonNode *parameters = NULL, *sigma = NULL;
+	gboolean ok = cl_json_read_object(rd, node, sp, &o) && cl_json_check_keys(rd, o, sp, keys) &&
+				  (parameters = cl_json_member(rd, o, sp, "parameters", TRUE, &failed)) && !failed &&
+				  (sigma = cl_json_member(rd, o, sp, "sigma", TRUE, &failed)) && !failed;
+	char *p = cl_json_child_path(sp, "parameters");
+	JsonArray *a = NULL;
+	ok = ok && read_array(rd, parameters, p, FALSE, &a);
+	guint count = ok ? json_array_get_length(a) : 0;
+	if (ok && count > CL_OPTIMIZE_PARAMS_MAX)
+		ok = cl_json_fail(rd, p, "at most %d parameters", CL_OPTIMIZE_PARAMS_MAX);
+	sm->parameters = g_new0(char *, count + 1);
+	sm->sigma = g_new0(double, count + 1);
+	for (guint i = 0; ok && i < count; i++) {
+		char *ip = g_strdup_printf("%s[%u]", p, i);
+		sm->parameters[i] = g_malloc0(CL_NAME_MAX);
+		ok = read_parameter(rd, json_array_get_element(a, i), ip, step->scene, sm->parameters[i]);
+		for (guint j = 0; ok && j < i; j++)
+			if (strcmp(sm->parameters[j], sm->parameters[i]) == 0)
+				ok = cl_json_fail(rd, ip, "\"%s\" is listed twice", sm->parameters[i]);
+		g_free(ip);
+	}
+	g_free(p);
+	p = cl_json_child_path(sp, "sigma");
+	/* one σ for every parameter, or one each */
+	if (ok && JSON_NODE_HOLDS_ARRAY(sigma)) {
+		JsonArray *values = json_node_get_array(sigma);
+		if (json_array_get_length(values) != count)
+			ok = cl_json_fail(rd, p, "needs one value per parameter (%u)", count);
+		for (guint i = 0; ok && i < count; i++) {
+			char *ip = g_strdup_printf("%s[%u]", p, i);
+			ok = cl_json_read_number(rd, json_array_get_element(values, i), ip, &sm->sigma[i]);
+			if (ok && !(sm->sigma[i] > 0))
+				ok = cl_json_fail(rd, ip, "must be positive");
+			g_free(ip);
+		}
+	} else if (ok) {
+		double x = 0;
+		ok = cl_json_read_number(rd, sigma, p, &x);
+		if (ok && !(x > 0))
+			ok = cl_json_fail(rd, p, "must be positive");
+		for (guint i = 0; ok && i < count; i++)
+			sm->sigma[i] = x;
+	}
+	g_free(p);
+	JsonNode *n;
+#define FIELD(key) ((n = json_object_get_member(o, key)) ? (p = cl_json_child_path(sp, key)) : NULL)
+	if (ok && FIELD("samples")) {
+		ok = read_integer(rd, n, p, 2, 1000000, &sm->samples);
+		g_free(p);
+	}
+	if (ok && FIELD("seed")) {
+		int seed = 0;
+		ok = read_integer(rd, n, p, 0, G_MAXINT, &seed);
+		sm->seed = (guint64)seed;
+		g_free(p);
+	}
+	if (ok && FIELD("antithetic")) {
+		ok = read_bool(rd, n, p, &sm->antithetic);
+		if (ok && sm->antithetic && sm->samples % 2)
+			ok = cl_json_fail(rd, p, "antithetic sampling needs an even number of samples (got %d)", sm->samples);
+		g_free(p);
+	}
+	if (ok && FIELD("gamma")) {
+		ok = cl_json_read_number(rd, n, p, &sm->gamma);
+		if (ok && !(sm->gamma > 0))
+			ok = cl_json_fail(rd, p, "must be positive");
+		g_free(p);
+	}
+#undef FIELD
+	g_free(sp);
+	return ok;
+}
+
 /* ------------------------------------------------------------- highlights */
 
 static gboolean read_highlights(ClJsonReader *rd, JsonObject *step_object, const char *path, ClLessonStep *step)
@@ -481,6 +601,72 @@ static gboolean in_optimized(const ClScene *scene, const char *name)
 	return found;
 }
 
+/* "smooth BACKEND WHAT [PARAMETER]" (words[0 … count − 1], the format taken off). */
+static gboolean parse_smooth_cite(const ClLessonStep *step, const char *const *words, guint count, ClCite *cite,
+								  char **reason)
+{
+	const ClLessonSmoothing *sm = &step->smoothing;
+	if (!sm->parameters) {
+		*reason = g_strdup("smooth values need the step's \"smoothing\"");
+		return FALSE;
+	}
+	if (count < 3 || count > 4) {
+		*reason = g_strdup("{smooth …} takes a backend, what (zobg, fobg-se, alpha, …) and, for a gradient, a "
+						   "parameter");
+		return FALSE;
+	}
+	cite->kind = CL_CITE_SMOOTH;
+	cite->backend = cl_backend_find(words[1]);
+	if (cite->backend < 0 || !backend_enabled(step, cite->backend)) {
+		*reason = g_strdup_printf(cite->backend < 0 ? "unknown backend \"%s\""
+												   : "backend \"%s\" is not enabled in this step",
+								  words[1]);
+		return FALSE;
+	}
+	int what = -1;
+	for (int k = 0; k < CL_SMOOTH_CITE_COUNT; k++)
+		if (strcmp(words[2], smooth_cite_names[k]) == 0)
+			what = k;
+	if (what < 0) {
+		char *joined = g_strjoinv(", ", (char **)smooth_cite_names);
+		*reason = g_strdup_printf("\"%s\" is not one of %s", words[2], joined);
+		g_free(joined);
+		return FALSE;
+	}
+	cite->index = what;
+	gboolean per_parameter = what < CL_SMOOTH_CITE_LOSS;
+	if (per_parameter != (count == 4)) {
+		*reason = g_strdup_printf(per_parameter ? "{smooth %s %s …} needs one of the smoothing's parameters"
+												: "{smooth %s %s} takes no parameter",
+								  words[1], words[2]);
+		return FALSE;
+	}
+	if (what == CL_SMOOTH_CITE_FOBG_BIAS || what == CL_SMOOTH_CITE_FOBG_BIAS_SE) {
+		if (!backend_enabled(step, cl_backend_reference())) {
+			*reason = g_strdup("the FoBG bias is measured against exact's ZoBG: enable exact");
+			return FALSE;
+		}
+	}
+	if (!per_parameter)
+		return TRUE;
+	gboolean listed = FALSE;
+	for (char **p = sm->parameters; *p; p++)
+		listed |= strcmp(*p, words[3]) == 0;
+	if (!listed) {
+		*reason = g_strdup_printf("\"%s\" is not one of the smoothing's parameters", words[3]);
+		return FALSE;
+	}
+	g_strlcpy(cite->parameter, words[3], sizeof cite->parameter);
+	ClParam param;
+	gboolean first_order = what >= CL_SMOOTH_CITE_FOBG && what <= CL_SMOOTH_CITE_FOBG_NEGATIVE &&
+						   what != CL_SMOOTH_CITE_AOBG && what != CL_SMOOTH_CITE_AOBG_SE;
+	if (first_order && cl_param_parse(step->scene, words[3], &param, NULL, 0) && !cl_param_has_adjoint(&param)) {
+		*reason = g_strdup_printf("%s has no adjoint: FoBG is not available for it", words[3]);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* Parses "KIND BACKEND ARG [.Nf]" into cite; reason on failure. */
 static gboolean parse_cite(const ClLessonStep *step, const char *source, ClCite *cite, char **reason)
 {
@@ -525,10 +711,14 @@ static gboolean parse_cite(const ClLessonStep *step, const char *source, ClCite 
 		ok = TRUE;
 		goto out;
 	}
+	if (strcmp(kind, "smooth") == 0) {
+		ok = parse_smooth_cite(step, (const char *const *)w->pdata, count, cite, reason);
+		goto out;
+	}
 	static const char *const kinds[] = {"gradient", "fd", "loss", "learning", "convergence", NULL};
 	if (!g_strv_contains(kinds, kind)) {
 		*reason = g_strdup_printf("\"%s\" is not a placeholder kind (gradient, fd, loss, learning, convergence, "
-								  "optimum)",
+								  "optimum, smooth)",
 								  kind);
 		goto out;
 	}
@@ -668,6 +858,8 @@ static void step_free(gpointer data)
 	cl_scene_free(step->scene);
 	g_array_free(step->backends, TRUE);
 	g_strfreev(step->view.parameters);
+	g_strfreev(step->smoothing.parameters);
+	g_free(step->smoothing.sigma);
 	if (step->view.steps)
 		g_array_free(step->view.steps, TRUE);
 	g_array_free(step->highlights, TRUE);
@@ -679,7 +871,8 @@ static void step_free(gpointer data)
 static ClLessonStep *read_step(ClJsonReader *rd, JsonNode *node, const char *path)
 {
 	JsonObject *o = NULL;
-	static const char *const keys[] = {"title", "scene", "set", "backends", "view", "highlight", "text", NULL};
+	static const char *const keys[] = {"title", "scene", "set", "backends", "view", "smoothing", "highlight", "text",
+									   NULL};
 	if (!cl_json_read_object(rd, node, path, &o) || !cl_json_check_keys(rd, o, path, keys))
 		return NULL;
 	ClLessonStep *step = g_new0(ClLessonStep, 1);
@@ -691,7 +884,8 @@ static ClLessonStep *read_step(ClJsonReader *rd, JsonNode *node, const char *pat
 	char *tp = cl_json_child_path(path, "title");
 	gboolean ok = !failed && read_text(rd, title, tp, &step->title) && read_scene(rd, o, path, step) &&
 				  read_backends(rd, o, path, step) && read_view(rd, o, path, step) &&
-				  read_highlights(rd, o, path, step) && read_text_cites(rd, o, path, step);
+				  read_smoothing(rd, o, path, step) && read_highlights(rd, o, path, step) &&
+				  read_text_cites(rd, o, path, step);
 	g_free(tp);
 	char message[CL_MESSAGE_MAX];
 	if (ok && !cl_scene_validate(step->scene, message, sizeof message)) {

@@ -58,6 +58,49 @@ typedef struct ClLessonView {
 	GArray *steps; /* int */
 } ClLessonView;
 
+/* A step's smoothing (the optional "smoothing" key): cl_smooth over some
+ * of the scene's parameters for every enabled backend, the numbers the
+ * {smooth …} placeholders cite. */
+typedef struct ClLessonSmoothing {
+	char **parameters; /* NULL-terminated; NULL when the step has none */
+	double *sigma;     /* one per parameter */
+	int samples;
+	guint64 seed;
+	gboolean antithetic;
+	double gamma; /* NAN: automatic */
+} ClLessonSmoothing;
+
+/* What a {smooth BACKEND WHAT [PARAMETER]} placeholder cites. */
+typedef enum {
+	/* of one parameter */
+	CL_SMOOTH_CITE_POINT,           /* point: the plain gradient at θ */
+	CL_SMOOTH_CITE_ZOBG,            /* zobg, and zobg-se its standard error */
+	CL_SMOOTH_CITE_ZOBG_SE,
+	CL_SMOOTH_CITE_ZOBG_NOBASELINE, /* zobg-nobaseline, zobg-nobaseline-se */
+	CL_SMOOTH_CITE_ZOBG_NOBASELINE_SE,
+	CL_SMOOTH_CITE_FOBG, /* fobg, fobg-se */
+	CL_SMOOTH_CITE_FOBG_SE,
+	CL_SMOOTH_CITE_AOBG, /* aobg, aobg-se */
+	CL_SMOOTH_CITE_AOBG_SE,
+	CL_SMOOTH_CITE_FOBG_BIAS, /* fobg-bias: FoBG − exact's ZoBG, fobg-bias-se */
+	CL_SMOOTH_CITE_FOBG_BIAS_SE,
+	CL_SMOOTH_CITE_FOBG_MIN, /* fobg-min, fobg-max: the extreme per-sample adjoints */
+	CL_SMOOTH_CITE_FOBG_MAX,
+	CL_SMOOTH_CITE_FOBG_NEGATIVE, /* fobg-negative: the percentage of samples whose adjoint is negative */
+	/* of the backend */
+	CL_SMOOTH_CITE_LOSS,          /* loss: f(θ) */
+	CL_SMOOTH_CITE_SMOOTHED_LOSS, /* smoothed-loss, smoothed-loss-se */
+	CL_SMOOTH_CITE_SMOOTHED_LOSS_SE,
+	CL_SMOOTH_CITE_ALPHA,      /* alpha */
+	CL_SMOOTH_CITE_ALPHA_RULE, /* alpha-rule: eps>gamma, optimum, constraint or no-fobg (text) */
+	CL_SMOOTH_CITE_EPSILON,    /* epsilon, gamma: the rule's ε and γ */
+	CL_SMOOTH_CITE_GAMMA,
+	CL_SMOOTH_CITE_NOT_OK, /* not-ok: sample runs whose status was not ok */
+	CL_SMOOTH_CITE_COUNT
+} ClSmoothCite;
+
+const char *cl_smooth_cite_name(ClSmoothCite what); /* "zobg-se", … */
+
 typedef struct ClLessonHighlight {
 	int backend;               /* registry index */
 	char parameter[CL_NAME_MAX]; /* "" for the backend's whole row or curve */
@@ -76,6 +119,7 @@ typedef enum {
 	CL_CITE_CONVERGENCE,   /* {convergence BACKEND N}: the view's derivative at N steps */
 	CL_CITE_OPTIMUM,       /* {optimum}: the two-ball problem's continuous optimum */
 	CL_CITE_OPTIMUM_TIME,  /* {optimum time}: its collision time */
+	CL_CITE_SMOOTH,        /* {smooth BACKEND WHAT [PARAM]}: the step's smoothing (index: a ClSmoothCite) */
 	CL_CITE_COUNT
 } ClCiteKind;
 
@@ -84,7 +128,7 @@ typedef struct ClCite {
 	char source[160];  /* the placeholder as written, without braces */
 	int backend;       /* −1 for optimum */
 	char parameter[CL_NAME_MAX];
-	int index;         /* learning loss[K]: K; convergence: N */
+	int index;         /* learning loss[K]: K; convergence: N; smooth: what */
 	char format[16];   /* printf format of the number, "%.4g" unless given ("{… .6f}") */
 	gsize start, end;  /* byte range of "{…}" in the text */
 } ClCite;
@@ -95,6 +139,7 @@ typedef struct ClLessonStep {
 	ClScene *scene;     /* preset or inline scene, "set" and backend parameters applied */
 	GArray *backends;   /* int, registry indices, in the file's order */
 	ClLessonView view;
+	ClLessonSmoothing smoothing;
 	GArray *highlights; /* ClLessonHighlight */
 	char *text;         /* with placeholders */
 	GArray *cites;      /* ClCite, in text order */

@@ -109,6 +109,11 @@ void cl_json_append_string(GString *out, const char *s)
 	g_string_append_c(out, '"');
 }
 
+void cl_json_append_number(GString *out, double x)
+{
+	g_string_append(out, isfinite(x) ? cl_format_number(x).text : "null");
+}
+
 void cl_csv_append_field(GString *out, const char *field)
 {
 	if (!strpbrk(field, ",\"\n\r")) {

@@ -16,6 +16,8 @@ ClNumberText cl_format_number(double x);
 
 /* Appends a JSON string literal with the escapes JSON requires. */
 void cl_json_append_string(GString *out, const char *s);
+/* Appends a number as cl_format_number writes it, null when not finite. */
+void cl_json_append_number(GString *out, double x);
 
 /* Appends a CSV field, quoted when it holds a comma, quote or newline. */
 void cl_csv_append_field(GString *out, const char *field);

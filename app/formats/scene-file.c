@@ -263,9 +263,53 @@ static gboolean read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 	return ok;
 }
 
+/* "gradient": "adjoint|zobg|fobg|aobg" and its smoothing's sigma, samples, seed. */
+static gboolean read_estimator(ClJsonReader *rd, JsonObject *object, const char *path, ClOptimizeDef *def)
+{
+	JsonNode *gradient = json_object_get_member(object, "gradient");
+	gboolean ok = TRUE;
+	if (gradient) {
+		const char *name = NULL;
+		char *p = cl_json_child_path(path, "gradient");
+		ok = cl_json_read_string(rd, gradient, p, &name);
+		int estimator = ok ? cl_gradient_estimator_find(name) : -1;
+		if (ok && estimator < 0)
+			ok = cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"");
+		if (ok)
+			def->gradient = (ClGradientEstimator)estimator;
+		g_free(p);
+	}
+	if (!ok || !number_member(rd, object, path, "sigma", FALSE, &def->sigma))
+		return FALSE;
+	if (json_object_get_member(object, "sigma") && !(def->sigma > 0)) {
+		char *p = cl_json_child_path(path, "sigma");
+		ok = cl_json_fail(rd, p, "must be positive (got %s)", cl_format_number(def->sigma).text);
+		g_free(p);
+		return ok;
+	}
+	JsonNode *samples = json_object_get_member(object, "samples"), *seed = json_object_get_member(object, "seed");
+	char *p = cl_json_child_path(path, "samples");
+	ok = !samples || read_integer(rd, samples, p, 2, 1000000, &def->samples);
+	g_free(p);
+	double x = 0;
+	p = cl_json_child_path(path, "seed");
+	/* a seed is a whole number a double holds exactly */
+	if (ok && seed && (ok = cl_json_read_number(rd, seed, p, &x)) && (x != floor(x) || x < 0 || x > 0x1p53))
+		ok = cl_json_fail(rd, p, "must be a whole number from 0 to 2^53 (got %s)", cl_format_number(x).text);
+	if (ok && seed)
+		def->seed = (uint64_t)x;
+	g_free(p);
+	if (ok && def->gradient != CL_GRADIENT_ADJOINT && !json_object_get_member(object, "sigma"))
+		ok = cl_json_fail(rd, path, "\"sigma\" is required with \"gradient\": \"%s\"",
+						  cl_gradient_estimator_name(def->gradient));
+	return ok;
+}
+
 static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
-	static const char *const keys[] = {"parameters", "learning_rate", "iterations", "optimizer", NULL};
+	static const char *const keys[] = {"parameters", "learning_rate", "iterations", "optimizer",
+									   "gradient",	 "sigma",		  "samples",	"seed",
+									   NULL};
 	JsonObject *object = NULL;
 	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
 		return FALSE;
@@ -325,7 +369,7 @@ static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, 
 			ok = cl_json_fail(rd, p, "must be \"gd\" or \"adam\"");
 		g_free(p);
 	}
-	return ok;
+	return ok && read_estimator(rd, object, path, def);
 }
 
 static char *backend_ids(void)
@@ -656,8 +700,20 @@ char *cl_scene_file_to_json(const ClScene *scene)
 	}
 	g_string_append(out, "], \"learning_rate\": ");
 	put_number(out, def->learning_rate);
-	g_string_append_printf(out, ", \"iterations\": %d, \"optimizer\": \"%s\" },\n  \"backends\": {", def->iterations,
+	g_string_append_printf(out, ", \"iterations\": %d, \"optimizer\": \"%s\"", def->iterations,
 						   def->optimizer == CL_OPTIMIZER_ADAM ? "adam" : "gd");
+	/* the estimator's keys only where they differ from cl_scene_new's */
+	if (def->gradient != CL_GRADIENT_ADJOINT)
+		g_string_append_printf(out, ", \"gradient\": \"%s\"", cl_gradient_estimator_name(def->gradient));
+	if (def->sigma != 0) {
+		g_string_append(out, ", \"sigma\": ");
+		put_number(out, def->sigma);
+	}
+	if (def->samples != CL_OPTIMIZE_SAMPLES_DEFAULT)
+		g_string_append_printf(out, ", \"samples\": %d", def->samples);
+	if (def->seed != CL_OPTIMIZE_SEED_DEFAULT)
+		g_string_append_printf(out, ", \"seed\": %" G_GUINT64_FORMAT, (guint64)def->seed);
+	g_string_append(out, " },\n  \"backends\": {");
 	/* only values that differ from the backend's defaults */
 	gboolean first_backend = TRUE;
 	for (int b = 0; b < cl_backend_count(); b++) {

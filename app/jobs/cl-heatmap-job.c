@@ -18,9 +18,9 @@ static void track(ClJob *job, ClHeatmapData *data)
 }
 
 ClJob *cl_heatmap_job_new(const ClScene *scene, guint revision, const ClSweepAxis *x, const ClSweepAxis *y,
-						  const int *backends, int backend_count)
+						  const ClSweepSmoothing *smoothing, const int *backends, int backend_count)
 {
-	ClHeatmapData *data = cl_heatmap_data_new(x, y, backends, backend_count);
+	ClHeatmapData *data = cl_heatmap_data_new(x, y, smoothing, backends, backend_count);
 	ClResult *result = cl_result_new(CL_RESULT_HEATMAP, scene, revision, data, (GDestroyNotify)cl_heatmap_data_free);
 	ClJob *job = cl_study_job_new(result, (int)g_get_num_processors(), sweep);
 	g_signal_connect(job, "progress", G_CALLBACK(track), data);

@@ -7,8 +7,9 @@
 
 G_BEGIN_DECLS
 
-/* backends: the enabled ones (the reference is added). */
+/* backends: the enabled ones (the reference is added); smoothing: the
+ * smoothed quantities' samples, or NULL. */
 ClJob *cl_heatmap_job_new(const ClScene *scene, guint revision, const ClSweepAxis *x, const ClSweepAxis *y,
-						  const int *backends, int backend_count);
+						  const ClSweepSmoothing *smoothing, const int *backends, int backend_count);
 
 G_END_DECLS

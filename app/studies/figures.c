@@ -100,8 +100,9 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 					g_array_append_val(all, v);
 			}
 		cl_plot_panel_add_heatmap(p, nx, ny, values, x_lo, x_hi, y_lo, y_hi);
-		if (quantity == CL_SWEEP_LOSS) {
-			/* the descent direction on a coarse grid: where gradient descent would go */
+		if (quantity == CL_SWEEP_LOSS || quantity == CL_SWEEP_SMOOTHED_LOSS) {
+			/* the descent direction on a coarse grid: where gradient descent would go (on the
+			 * smoothed loss: along ZoBG) */
 			int step_x = MAX(1, (nx + 11) / 12), step_y = MAX(1, (ny + 11) / 12);
 			GArray *qx = g_array_new(FALSE, FALSE, sizeof(double)), *qy = g_array_new(FALSE, FALSE, sizeof(double));
 			GArray *qu = g_array_new(FALSE, FALSE, sizeof(double)), *qv = g_array_new(FALSE, FALSE, sizeof(double));
@@ -109,7 +110,8 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 				for (int ix = step_x / 2; ix < nx; ix += step_x) {
 					const ClSweepCell *c = &cells[cl_sweep_index(def, b, ix, iy)];
 					double x = cl_sweep_axis_value(&def->x, ix), y = cl_sweep_axis_value(&def->y, iy);
-					double u = -c->grad_x, v = -c->grad_y;
+					bool smoothed = quantity == CL_SWEEP_SMOOTHED_LOSS;
+					double u = smoothed ? -c->zobg_x : -c->grad_x, v = smoothed ? -c->zobg_y : -c->grad_y;
 					g_array_append_val(qx, x);
 					g_array_append_val(qy, y);
 					g_array_append_val(qu, u);
@@ -137,20 +139,37 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 	/* one colour scale for every panel, robust to the spikes at contact
 	 * boundaries: they saturate instead of washing out the rest */
 	char *label = NULL;
+	bool along_x = quantity == CL_SWEEP_GRAD_X || quantity == CL_SWEEP_ZOBG_X || quantity == CL_SWEEP_FOBG_X ||
+				   quantity == CL_SWEEP_FOBG_BIAS_X;
 	switch (quantity) {
-	case CL_SWEEP_LOSS: {
+	case CL_SWEEP_LOSS:
+	case CL_SWEEP_SMOOTHED_LOSS: {
 		double lo = quantile(all, 0.0), hi = quantile(all, 0.99);
 		bool log_scale = lo > 0 && hi / lo > 100;
 		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, lo, hi,
-									   log_scale ? CL_PLOT_SCALE_LOG : CL_PLOT_SCALE_LINEAR, "loss");
+									   log_scale ? CL_PLOT_SCALE_LOG : CL_PLOT_SCALE_LINEAR,
+									   quantity == CL_SWEEP_LOSS ? "loss" : "smoothed loss F<sub>σ</sub>");
 		break;
 	}
 	case CL_SWEEP_GRAD_X:
-	case CL_SWEEP_GRAD_Y: {
+	case CL_SWEEP_GRAD_Y:
+	case CL_SWEEP_ZOBG_X:
+	case CL_SWEEP_ZOBG_Y:
+	case CL_SWEEP_FOBG_X:
+	case CL_SWEEP_FOBG_Y:
+	case CL_SWEEP_FOBG_BIAS_X:
+	case CL_SWEEP_FOBG_BIAS_Y: {
 		for (guint i = 0; i < all->len; i++)
 			g_array_index(all, double, i) = fabs(g_array_index(all, double, i));
 		double m = quantile(all, 0.98);
-		label = g_strdup_printf("∂L/∂%s", quantity == CL_SWEEP_GRAD_X ? x_name : y_name);
+		const char *name = along_x ? x_name : y_name;
+		if (quantity == CL_SWEEP_GRAD_X || quantity == CL_SWEEP_GRAD_Y)
+			label = g_strdup_printf("∂L/∂%s", name);
+		else if (quantity == CL_SWEEP_FOBG_BIAS_X || quantity == CL_SWEEP_FOBG_BIAS_Y)
+			label = g_strdup_printf("FoBG − ∂F<sub>σ</sub>/∂%s (exact's ZoBG)", name);
+		else
+			label = g_strdup_printf("%s ∂F<sub>σ</sub>/∂%s",
+									quantity == CL_SWEEP_ZOBG_X || quantity == CL_SWEEP_ZOBG_Y ? "ZoBG" : "FoBG", name);
 		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_COOLWARM, isfinite(m) && m > 0 ? -m : NAN,
 									   isfinite(m) && m > 0 ? m : NAN, CL_PLOT_SCALE_LINEAR, label);
 		break;
@@ -802,8 +821,17 @@ const char *cl_figure_heatmap_key(ClSweepQuantity quantity)
 		return "Colour: degrees between the panel's gradient and exact's (0° points the same way, 180° opposite). "
 			   "☆: the scene's current values.";
 	case CL_SWEEP_SIGN_AGREEMENT:
-	default:
 		return "Colour: 1 when both components of the gradient have exact's sign, 0.5 when one of the two has the "
 			   "wrong sign, 0 when both do. ☆: the scene's current values.";
+	case CL_SWEEP_SMOOTHED_LOSS:
+		return "Colour: the smoothed loss F_σ, the mean loss over the random samples around each point. ☆: the "
+			   "scene's current values.";
+	case CL_SWEEP_FOBG_BIAS_X:
+	case CL_SWEEP_FOBG_BIAS_Y:
+		return "Colour: the first-order estimate minus exact's zeroth-order one (grey: none), how far the mean "
+			   "gradient is from the smoothed derivative. ☆: the scene's current values.";
+	default:
+		return "Colour: an estimate of the smoothed derivative (blue negative, grey zero, red positive). ☆: the "
+			   "scene's current values.";
 	}
 }

@@ -2,7 +2,8 @@
 
 #include <math.h>
 
-ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, const int *backends, int count)
+ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, const ClSweepSmoothing *smoothing,
+								   const int *backends, int count)
 {
 	ClHeatmapData *data = g_new0(ClHeatmapData, 1);
 	g_mutex_init(&data->lock);
@@ -22,11 +23,13 @@ ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, c
 		data->backends[n++] = b;
 	}
 	data->def = (ClSweepDef){.x = *x, .y = *y, .backends = data->backends, .backend_count = n, .threads = 1};
+	if (smoothing)
+		data->def.smoothing = *smoothing;
 	size_t cells = MAX(cl_sweep_cell_count(&data->def), 1);
 	data->cells = g_new(ClSweepCell, cells);
 	data->mirror = g_new(ClSweepCell, cells);
 	for (size_t i = 0; i < cells; i++)
-		data->cells[i] = data->mirror[i] = (ClSweepCell){NAN, NAN, NAN, CL_STATUS_CANCELLED};
+		data->cells[i] = data->mirror[i] = cl_sweep_cell_pending();
 	return data;
 }
 

@@ -20,8 +20,10 @@ typedef struct ClHeatmapData {
 	gint done;
 } ClHeatmapData;
 
-/* backends: the enabled ones; the reference is added when missing. */
-ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, const int *backends, int count);
+/* backends: the enabled ones; the reference is added when missing.
+ * smoothing: the smoothed quantities' samples, or NULL for none. */
+ClHeatmapData *cl_heatmap_data_new(const ClSweepAxis *x, const ClSweepAxis *y, const ClSweepSmoothing *smoothing,
+								   const int *backends, int count);
 void cl_heatmap_data_free(ClHeatmapData *data);
 /* Sweeps scene on threads; cancel (may be NULL) stops it. FALSE with a
  * message in status when the definition is invalid or it was cancelled. */

@@ -249,7 +249,18 @@ static ClPlotFigure *learning_figure(const ClLessonResult *r, const GArray *high
 	const ClScene *scene = step->scene;
 	ClPlotFigure *f = cl_plot_figure_new(1, 2);
 	ClPlotPanel *lp = cl_plot_figure_panel(f, 0, 0);
-	cl_plot_panel_set_title(lp, "Loss during gradient descent");
+	const ClOptimizeDef *od = &scene->optimize;
+	char sigma[32];
+	g_ascii_formatd(sigma, sizeof sigma, "%g", od->sigma); /* the window's locale must not change the figure */
+	char *title = od->gradient == CL_GRADIENT_ADJOINT
+					  ? g_strdup("Loss during gradient descent")
+					  : g_strdup_printf("Loss during descent along %s (σ = %s)",
+										od->gradient == CL_GRADIENT_ZOBG   ? "ZoBG"
+										: od->gradient == CL_GRADIENT_FOBG ? "FoBG"
+																		   : "AoBG",
+										sigma);
+	cl_plot_panel_set_title(lp, title);
+	g_free(title);
 	cl_plot_panel_set_x_axis(lp, "iteration", CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_y_axis(lp, "loss", step->view.log_scale ? CL_PLOT_SCALE_LOG : CL_PLOT_SCALE_LINEAR);
 	cl_plot_panel_set_grid(lp, true);

@@ -271,6 +271,114 @@ static gboolean compute_sweep(ClLessonResult *r, const _Atomic int *cancel)
 	return TRUE;
 }
 
+/* The step's smoothing for every enabled backend, with the per-sample terms. */
+static gboolean compute_smoothing(ClLessonResult *r, const _Atomic int *cancel)
+{
+	const ClLessonStep *step = r->step;
+	const ClLessonSmoothing *sm = &step->smoothing;
+	int d = (int)g_strv_length(sm->parameters);
+	ClParam *params = g_new0(ClParam, d);
+	for (int k = 0; k < d; k++)
+		cl_param_parse(step->scene, sm->parameters[k], &params[k], NULL, 0);
+	ClSmoothDef def = cl_smooth_default_def();
+	def.params = params;
+	def.sigma = sm->sigma;
+	def.param_count = d;
+	def.samples = sm->samples;
+	def.seed = sm->seed;
+	def.antithetic = sm->antithetic;
+	def.gamma = sm->gamma;
+	def.keep_terms = TRUE;
+	def.backends = (const int *)step->backends->data;
+	def.backend_count = (int)step->backends->len;
+	def.threads = (int)g_get_num_processors();
+	def.cancel = cancel;
+	r->smoothing = g_new0(ClSmoothResult, r->backend_count);
+	ClStatus status;
+	gboolean ok = cl_smooth(step->scene, &def, r->smoothing, &status);
+	if (!ok && status.code != CL_STATUS_CANCELLED)
+		g_ptr_array_add(r->problems, g_strdup_printf("smoothing: %s", status.message));
+	if (!ok) {
+		g_free(r->smoothing);
+		r->smoothing = NULL;
+	}
+	g_free(params);
+	return ok || status.code != CL_STATUS_CANCELLED;
+}
+
+/* A {smooth …} value; the α rule's name goes to *text. */
+static double smooth_value(const ClLessonStep *step, const ClSmoothResult *r, const ClCite *cite, char **text)
+{
+	int k = 0;
+	for (char **p = step->smoothing.parameters; *p && strcmp(*p, cite->parameter) != 0; p++)
+		k++;
+	const ClSmoothGradient *g = cite->index < CL_SMOOTH_CITE_LOSS ? &r->gradient[k] : NULL;
+	int d = (int)g_strv_length(step->smoothing.parameters);
+	switch ((ClSmoothCite)cite->index) {
+	case CL_SMOOTH_CITE_POINT:
+		return g->point;
+	case CL_SMOOTH_CITE_ZOBG:
+		return g->zobg.mean;
+	case CL_SMOOTH_CITE_ZOBG_SE:
+		return g->zobg.se;
+	case CL_SMOOTH_CITE_ZOBG_NOBASELINE:
+		return g->zobg_nobaseline.mean;
+	case CL_SMOOTH_CITE_ZOBG_NOBASELINE_SE:
+		return g->zobg_nobaseline.se;
+	case CL_SMOOTH_CITE_FOBG:
+		return g->fobg.mean;
+	case CL_SMOOTH_CITE_FOBG_SE:
+		return g->fobg.se;
+	case CL_SMOOTH_CITE_AOBG:
+		return g->aobg.mean;
+	case CL_SMOOTH_CITE_AOBG_SE:
+		return g->aobg.se;
+	case CL_SMOOTH_CITE_FOBG_BIAS:
+		return g->fobg_bias.mean;
+	case CL_SMOOTH_CITE_FOBG_BIAS_SE:
+		return g->fobg_bias.se;
+	case CL_SMOOTH_CITE_FOBG_MIN:
+	case CL_SMOOTH_CITE_FOBG_MAX:
+	case CL_SMOOTH_CITE_FOBG_NEGATIVE: {
+		double lo = INFINITY, hi = -INFINITY;
+		int negative = 0, n = 0;
+		for (int t = 0; t < r->terms; t++) {
+			double y = r->fobg_values[(gsize)t * (gsize)d + (gsize)k];
+			if (!isfinite(y))
+				continue;
+			n++;
+			lo = fmin(lo, y);
+			hi = fmax(hi, y);
+			negative += y < 0;
+		}
+		if (!n)
+			return NAN;
+		return cite->index == CL_SMOOTH_CITE_FOBG_MIN ? lo : cite->index == CL_SMOOTH_CITE_FOBG_MAX ? hi
+																								 : 100.0 * negative / n;
+	}
+	case CL_SMOOTH_CITE_LOSS:
+		return r->loss;
+	case CL_SMOOTH_CITE_SMOOTHED_LOSS:
+		return r->smoothed_loss.mean;
+	case CL_SMOOTH_CITE_SMOOTHED_LOSS_SE:
+		return r->smoothed_loss.se;
+	case CL_SMOOTH_CITE_ALPHA:
+		return r->alpha.alpha;
+	case CL_SMOOTH_CITE_ALPHA_RULE:
+		*text = g_strdup(cl_smooth_alpha_rule_name(r->alpha.rule));
+		return NAN;
+	case CL_SMOOTH_CITE_EPSILON:
+		return r->alpha.epsilon;
+	case CL_SMOOTH_CITE_GAMMA:
+		return r->alpha.gamma;
+	case CL_SMOOTH_CITE_NOT_OK:
+		return r->not_ok;
+	case CL_SMOOTH_CITE_COUNT:
+		break;
+	}
+	return NAN;
+}
+
 /* ------------------------------------------------------------- cites */
 
 static double cite_value(ClLessonResult *r, const ClCite *cite, char **text, char **problem)
@@ -328,6 +436,14 @@ static double cite_value(ClLessonResult *r, const ClCite *cite, char **text, cha
 		break;
 	case CL_CITE_OPTIMUM_TIME:
 		cl_two_ball_optimum(step->scene, &value);
+		break;
+	case CL_CITE_SMOOTH:
+		if (!r->smoothing)
+			break;
+		status = &r->smoothing[slot].status;
+		value = smooth_value(step, &r->smoothing[slot], cite, text);
+		if (*text)
+			return value;
 		break;
 	case CL_CITE_COUNT:
 		break;
@@ -416,6 +532,8 @@ ClLessonResult *cl_lesson_step_apply(const ClLessonStep *step, const _Atomic int
 			compute_perturbation(step, g_array_index(step->backends, int, b), &r->perturbation[b]);
 		}
 	}
+	if (step->smoothing.parameters && !compute_smoothing(r, cancel))
+		goto cancel;
 	if (v->kind == CL_LESSON_VIEW_CONVERGENCE) {
 		GError *error = NULL;
 		r->convergence = cl_convergence_run_new(step->scene, v->parameter, v->steps, step->backends, NULL, NULL,
@@ -481,6 +599,10 @@ void cl_lesson_result_free(ClLessonResult *r)
 			g_free(p->ds_final);
 		}
 	g_free(r->perturbation);
+	if (r->smoothing)
+		for (guint b = 0; b < r->backend_count; b++)
+			cl_smooth_result_clear(&r->smoothing[b]);
+	g_free(r->smoothing);
 	g_free(r->cite_values);
 	g_strfreev(r->cite_texts);
 	g_free(r->text);

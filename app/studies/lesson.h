@@ -44,6 +44,7 @@ typedef struct ClLessonResult {
 	ClSweepDef sweep;              /* the heatmap view's sweep (backends: the step's) … */
 	ClSweepCell *cells;            /* … and its cells, else NULL */
 	ClLessonPerturbation *perturbation; /* backend_count entries for the perturbation view, else NULL */
+	ClSmoothResult *smoothing;          /* backend_count entries (with terms) when the step smooths, else NULL */
 	double *cite_values; /* step->cites->len; NAN for {learning … contacts} */
 	char **cite_texts;   /* the placeholders' text, NULL-terminated */
 	char *text;          /* the step's text with every placeholder replaced */

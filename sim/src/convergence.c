@@ -2,7 +2,6 @@
 #include "core.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,46 +83,30 @@ static int worker_main(void *data)
 	return 0;
 }
 
-static bool fail(ClStatus *status, const char *format, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
-
-static bool fail(ClStatus *status, const char *format, ...)
-{
-	if (status) {
-		*status = (ClStatus){.code = CL_STATUS_UNSUPPORTED, .step = -1};
-		va_list args;
-		va_start(args, format);
-		vsnprintf(status->message, sizeof status->message, format, args);
-		va_end(args);
-	}
-	return false;
-}
-
 static bool check(const ClScene *scene, const ClConvergenceDef *def, ClStatus *status)
 {
 	if (def->step_count < 1 || def->step_count > CONVERGENCE_STEPS_MAX || !def->steps)
-		return fail(status, "convergence: %d step counts (1 to %d allowed)", def->step_count,
-					 CONVERGENCE_STEPS_MAX);
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: %d step counts (1 to %d allowed)",
+							  def->step_count, CONVERGENCE_STEPS_MAX);
 	for (int k = 0; k < def->step_count; k++)
 		if (def->steps[k] < 1 || def->steps[k] > CL_MAX_STEPS)
-			return fail(status, "convergence: step count %d is out of range", def->steps[k]);
+			return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: step count %d is out of range",
+								  def->steps[k]);
 	if (def->backend_count < 1 || !def->backends)
-		return fail(status, "convergence: no backend");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: no backend");
 	for (int b = 0; b < def->backend_count; b++)
 		if (!cl_backend_info(def->backends[b]))
-			return fail(status, "convergence: unknown backend %d", def->backends[b]);
+			return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: unknown backend %d", def->backends[b]);
 	const ClParam *p = &def->param;
 	bool ball_param = p->target == CL_PARAM_POSITION || p->target == CL_PARAM_VELOCITY ||
 					  p->target == CL_PARAM_CONTROL || p->target == CL_PARAM_RADIUS || p->target == CL_PARAM_MASS;
 	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) || p->axis < 0 || p->axis > 1)
-		return fail(status, "convergence: the parameter does not exist in this scene");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: the parameter does not exist in this scene");
 	if (p->target == CL_PARAM_CONTROL)
 		for (int k = 0; k < def->step_count; k++)
 			if (p->step < 0 || p->step >= def->steps[k])
-				return fail(status, "convergence: control interval %d does not exist at every step count", p->step);
+				return cl_status_fail(status, CL_STATUS_UNSUPPORTED,
+									  "convergence: control interval %d does not exist at every step count", p->step);
 	return true;
 }
 
@@ -159,7 +142,7 @@ bool cl_convergence(const ClScene *scene, const ClConvergenceDef *def, ClConverg
 	atomic_init(&c.next, 0);
 	if (mtx_init(&c.progress_lock, mtx_plain) != thrd_success) {
 		free(c.order);
-		return fail(status, "convergence: cannot create a lock");
+		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: cannot create a lock");
 	}
 	int threads = def->threads < 1 ? 1 : def->threads > CONVERGENCE_THREADS_MAX ? CONVERGENCE_THREADS_MAX : def->threads;
 	if (threads > c.total)

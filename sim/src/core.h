@@ -115,6 +115,13 @@ void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+/* Sets *status (when not NULL) to code and the formatted message, step −1;
+ * returns false, for "return cl_status_fail(…)" on invalid input. */
+bool cl_status_fail(ClStatus *status, ClStatusCode code, const char *format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
 /* Warnings (grazing, simultaneous, Zeno, in contact) keep the run going and
  * flag its gradient; every other failure stops the rollout at this step. */
 bool cl_status_is_fatal(ClStatusCode code);
@@ -151,3 +158,24 @@ extern const ClBackend cl_backend_lcp_nimble;
 
 /* Shared parameter choices. */
 extern const char *const cl_precision_choices[];
+
+/* ---------------------------------------------------------------- random
+ *
+ * Counter-based streams for reproducible sampling: stream (seed, index) is
+ * a SplitMix64 generator whose start depends only on both numbers, so
+ * sample i draws the same numbers whichever thread computes it, in
+ * whatever order. Gaussians by Marsaglia's polar method (log and sqrt only).
+ */
+
+typedef struct ClRandom {
+	uint64_t state;
+	double spare; /* the polar method's second normal */
+	bool has_spare;
+} ClRandom;
+
+ClRandom cl_random_stream(uint64_t seed, uint64_t index);
+uint64_t cl_random_next(ClRandom *random);
+/* Uniform in (0, 1): 53 random bits, never 0. */
+double cl_random_uniform(ClRandom *random);
+/* Standard normal. */
+double cl_random_gaussian(ClRandom *random);

@@ -81,6 +81,69 @@ void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const d
 		cl_param_set(scene, &params[k], values[k]);
 }
 
+static const char *const estimator_names[CL_GRADIENT_ESTIMATOR_COUNT] = {
+	[CL_GRADIENT_ADJOINT] = "adjoint",
+	[CL_GRADIENT_ZOBG] = "zobg",
+	[CL_GRADIENT_FOBG] = "fobg",
+	[CL_GRADIENT_AOBG] = "aobg",
+};
+
+const char *cl_gradient_estimator_name(ClGradientEstimator estimator)
+{
+	return estimator >= 0 && estimator < CL_GRADIENT_ESTIMATOR_COUNT ? estimator_names[estimator] : "unknown";
+}
+
+int cl_gradient_estimator_find(const char *name)
+{
+	for (int e = 0; e < CL_GRADIENT_ESTIMATOR_COUNT; e++)
+		if (strcmp(estimator_names[e], name) == 0)
+			return e;
+	return -1;
+}
+
+/* Iteration `iteration`'s smoothed estimate of the gradient at the values
+ * *at[k], set into work first: the loss at θ into *loss, the estimate into
+ * g. False with a reason in status when it cannot be taken. */
+static bool smoothed_gradient(ClScene *work, int backend, const ClOptimizeDef *def, const ClParam *params, int count,
+							  double *const *at, int iteration, const double *sigma, double *loss, double *g,
+							  ClStatus *status)
+{
+	for (int k = 0; k < count; k++)
+		cl_param_set(work, &params[k], *at[k]);
+	ClSmoothDef sd = cl_smooth_default_def();
+	sd.params = params;
+	sd.sigma = sigma;
+	sd.param_count = count;
+	sd.samples = def->samples;
+	sd.seed = def->seed + (uint64_t)iteration;
+	sd.zeroth_order_only = def->gradient == CL_GRADIENT_ZOBG;
+	sd.backends = &backend;
+	sd.backend_count = 1;
+	ClSmoothResult result;
+	if (!cl_smooth(work, &sd, &result, status))
+		return false;
+	*status = result.status;
+	*loss = result.loss;
+	bool ok = !cl_status_is_fatal(result.status.code);
+	for (int k = 0; ok && k < count; k++) {
+		const ClSmoothGradient *e = &result.gradient[k];
+		g[k] = def->gradient == CL_GRADIENT_ZOBG ? e->zobg.mean : def->gradient == CL_GRADIENT_FOBG ? e->fobg.mean
+																									  : e->aobg.mean;
+		if (!isfinite(g[k])) {
+			char name[CL_NAME_MAX];
+			cl_param_name(work, &params[k], name, sizeof name);
+			*status = (ClStatus){.code = CL_STATUS_NOT_FINITE, .step = -1};
+			snprintf(status->message, sizeof status->message,
+					 "iteration %d: the %s estimate of dL/d%s is not finite (%d of %d samples usable)", iteration,
+					 cl_gradient_estimator_name(def->gradient), name,
+					 def->gradient == CL_GRADIENT_ZOBG ? result.zobg_terms : result.fobg_terms, result.terms);
+			ok = false;
+		}
+	}
+	cl_smooth_result_clear(&result);
+	return ok;
+}
+
 void cl_optimize_result_clear(ClOptimizeResult *result)
 {
 	free(result->loss);
@@ -116,26 +179,47 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		abort();
 	cl_scene_initial_state(scene, s0);
 	cl_scene_controls(scene, u);
+	/* each parameter's entry of (s0, u) and of the adjoint's (g_s0, g_u) */
+	double **at = calloc((size_t)count, sizeof(double *)), **grad_at = calloc((size_t)count, sizeof(double *));
+	double *sigma = calloc((size_t)count, sizeof(double)), *grad = calloc((size_t)count, sizeof(double));
+	if (!at || !grad_at || !sigma || !grad)
+		abort();
 	for (int k = 0; k < count; k++) {
-		double *x = cl_param_slot(scene, &params[k], s0, u);
-		*x = cl_round(f32, *x);
+		at[k] = cl_param_slot(scene, &params[k], s0, u);
+		grad_at[k] = cl_param_slot(scene, &params[k], g_s0, g_u);
+		*at[k] = cl_round(f32, *at[k]);
+		sigma[k] = def->sigma;
 	}
-	ClRollout *r = cl_rollout_new(scene, backend);
+	bool smoothed = def->gradient != CL_GRADIENT_ADJOINT;
+	ClRollout *r = smoothed ? NULL : cl_rollout_new(scene, backend);
+	ClScene *work = smoothed ? cl_scene_copy(scene) : NULL;
 	double lr = def->learning_rate;
 	for (int it = 0; it < def->iterations; it++) {
-		cl_rollout_run(r, s0, u, true);
-		const ClStatus *status = cl_rollout_status(r);
-		if (cl_status_is_fatal(status->code) && status->code != CL_STATUS_OK) {
-			result->status = *status;
-			break;
+		ClStatus step_status;
+		const ClStatus *status = &step_status;
+		if (smoothed) {
+			if (!smoothed_gradient(work, backend, def, params, count, at, it, sigma, &result->loss[it], grad,
+								   &step_status)) {
+				result->status = step_status;
+				break;
+			}
+		} else {
+			cl_rollout_run(r, s0, u, true);
+			status = cl_rollout_status(r);
+			if (cl_status_is_fatal(status->code) && status->code != CL_STATUS_OK) {
+				result->status = *status;
+				break;
+			}
+			result->loss[it] = cl_rollout_loss(r);
+			cl_rollout_gradient(r, g_s0, g_u);
+			for (int k = 0; k < count; k++)
+				grad[k] = *grad_at[k];
 		}
 		if (result->status.code == CL_STATUS_OK && status->code != CL_STATUS_OK)
 			result->status = *status; /* first warning, e.g. a grazing contact */
-		result->loss[it] = cl_rollout_loss(r);
-		cl_rollout_gradient(r, g_s0, g_u);
 		for (int k = 0; k < count; k++) {
-			double *x = cl_param_slot(scene, &params[k], s0, u);
-			double g = *cl_param_slot(scene, &params[k], g_s0, g_u);
+			double *x = at[k];
+			double g = grad[k];
 			if (def->optimizer == CL_OPTIMIZER_ADAM) {
 				const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 				m[k] = beta1 * m[k] + (1 - beta1) * g;
@@ -149,7 +233,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		result->iterations_done = it + 1;
 		if (progress) {
 			for (int k = 0; k < count; k++)
-				values[k] = *cl_param_slot(scene, &params[k], s0, u);
+				values[k] = *at[k];
 			if (!progress(it, result->loss[it], values, user)) {
 				result->status = (ClStatus){.code = CL_STATUS_CANCELLED, .step = -1};
 				snprintf(result->status.message, sizeof result->status.message, "cancelled at iteration %d", it);
@@ -158,10 +242,15 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		}
 	}
 	for (int k = 0; k < count; k++)
-		values[k] = *cl_param_slot(scene, &params[k], s0, u);
+		values[k] = *at[k];
 	result->parameter_count = count;
 	result->parameters = values;
 	cl_rollout_free(r);
+	cl_scene_free(work);
+	free(at);
+	free(grad_at);
+	free(sigma);
+	free(grad);
 	free(params);
 	free(s0);
 	free(u);

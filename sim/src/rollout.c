@@ -105,6 +105,18 @@ void cl_step_fail(ClStepContext *ctx, ClStatusCode code, const char *format, ...
 	va_end(args);
 }
 
+bool cl_status_fail(ClStatus *status, ClStatusCode code, const char *format, ...)
+{
+	if (status) {
+		*status = (ClStatus){.code = code, .step = -1};
+		va_list args;
+		va_start(args, format);
+		vsnprintf(status->message, sizeof status->message, format, args);
+		va_end(args);
+	}
+	return false;
+}
+
 void cl_step_contact(ClStepContext *ctx, double time, int ball, int other)
 {
 	ClRollout *r = ctx->rollout;

@@ -36,6 +36,8 @@ ClScene *cl_scene_new(void)
 	scene->elasticity = 1.0;
 	scene->optimize.learning_rate = 0.01;
 	scene->optimize.iterations = 100;
+	scene->optimize.samples = CL_OPTIMIZE_SAMPLES_DEFAULT;
+	scene->optimize.seed = CL_OPTIMIZE_SEED_DEFAULT;
 	int count = cl_backend_count();
 	scene->backend_params = xcalloc((size_t)count, sizeof *scene->backend_params);
 	for (int b = 0; b < count; b++) {
@@ -338,6 +340,14 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 		return fail(message, size, "optimize.learning_rate: must be positive and finite");
 	if (scene->optimize.iterations < 0 || scene->optimize.iterations > 1000000)
 		return fail(message, size, "optimize.iterations: must be between 0 and 1000000");
+	const ClOptimizeDef *od = &scene->optimize;
+	if (od->gradient < 0 || od->gradient >= CL_GRADIENT_ESTIMATOR_COUNT)
+		return fail(message, size, "optimize.gradient: unknown estimator");
+	if (od->gradient != CL_GRADIENT_ADJOINT && !(isfinite(od->sigma) && od->sigma > 0.0))
+		return fail(message, size, "optimize.sigma: must be positive and finite with optimize.gradient \"%s\"",
+					cl_gradient_estimator_name(od->gradient));
+	if (od->gradient != CL_GRADIENT_ADJOINT && (od->samples < 2 || od->samples > 1000000))
+		return fail(message, size, "optimize.samples: must be between 2 and 1000000");
 	for (int b = 0; b < cl_backend_count(); b++) {
 		const ClBackendInfo *info = cl_backend_info(b);
 		for (int i = 0; i < info->param_count; i++) {
@@ -392,7 +402,8 @@ bool cl_scene_equal(const ClScene *a, const ClScene *b)
 	}
 	const ClOptimizeDef *oa = &a->optimize, *ob = &b->optimize;
 	if (oa->parameter_count != ob->parameter_count || oa->learning_rate != ob->learning_rate ||
-		oa->iterations != ob->iterations || oa->optimizer != ob->optimizer)
+		oa->iterations != ob->iterations || oa->optimizer != ob->optimizer || oa->gradient != ob->gradient ||
+		oa->sigma != ob->sigma || oa->samples != ob->samples || oa->seed != ob->seed)
 		return false;
 	for (int k = 0; k < oa->parameter_count; k++)
 		if (strcmp(oa->parameters[k], ob->parameters[k]))

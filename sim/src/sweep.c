@@ -10,6 +10,12 @@
 #define SWEEP_AXIS_MAX 4096
 #define SWEEP_THREADS_MAX 64
 
+ClSweepCell cl_sweep_cell_pending(void)
+{
+	return (ClSweepCell){.loss = NAN, .grad_x = NAN, .grad_y = NAN, .status = CL_STATUS_CANCELLED,
+						 .smoothed_loss = NAN, .zobg_x = NAN, .zobg_y = NAN, .fobg_x = NAN, .fobg_y = NAN};
+}
+
 double cl_sweep_axis_value(const ClSweepAxis *axis, int index)
 {
 	if (axis->count <= 1)
@@ -114,6 +120,39 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 	return cell;
 }
 
+/* The cell's smoothed quantities: cl_smooth over (x, y) at this point with
+ * the sweep's seed, so every cell sees the same samples. */
+static void cell_smoothing(const Sweep *sw, int slot_index, double x, double y, ClSweepCell *cell)
+{
+	const ClSweepDef *def = sw->def;
+	const ClSweepSmoothing *sm = &def->smoothing;
+	ClScene *scene = cl_scene_copy(sw->scene);
+	cl_param_set(scene, &def->x.param, x);
+	cl_param_set(scene, &def->y.param, y);
+	ClParam params[2] = {def->x.param, def->y.param};
+	double sigma[2] = {sm->sigma_x, sm->sigma_y};
+	ClSmoothDef sd = cl_smooth_default_def();
+	sd.params = params;
+	sd.sigma = sigma;
+	sd.param_count = 2;
+	sd.samples = sm->samples;
+	sd.seed = sm->seed;
+	sd.antithetic = sm->antithetic;
+	sd.zeroth_order_only = !sm->first_order;
+	sd.backends = &def->backends[slot_index];
+	sd.backend_count = 1;
+	ClSmoothResult r;
+	if (cl_smooth(scene, &sd, &r, NULL)) {
+		cell->smoothed_loss = r.smoothed_loss.mean;
+		cell->zobg_x = r.gradient[0].zobg.mean;
+		cell->zobg_y = r.gradient[1].zobg.mean;
+		cell->fobg_x = r.gradient[0].fobg.mean;
+		cell->fobg_y = r.gradient[1].fobg.mean;
+		cl_smooth_result_clear(&r);
+	}
+	cl_scene_free(scene);
+}
+
 static int worker_main(void *data)
 {
 	Worker *w = data;
@@ -135,6 +174,9 @@ static int worker_main(void *data)
 														  : cell_general(w, slot_index, x, y);
 		if (cl_status_is_fatal(cell.status))
 			cell.loss = cell.grad_x = cell.grad_y = NAN;
+		cell.smoothed_loss = cell.zobg_x = cell.zobg_y = cell.fobg_x = cell.fobg_y = NAN;
+		if (def->smoothing.samples > 0)
+			cell_smoothing(sw, slot_index, x, y, &cell);
 		mtx_lock(&sw->progress_lock);
 		sw->cells[cl_sweep_index(def, slot_index, ix, iy)] = cell;
 		int done = ++sw->done;
@@ -187,6 +229,11 @@ bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, C
 		return fail(status, "sweep: x and y are the same parameter");
 	if (def->backend_count < 1 || !def->backends)
 		return fail(status, "sweep: no backend");
+	const ClSweepSmoothing *sm = &def->smoothing;
+	if (sm->samples < 0 || sm->samples == 1 || (sm->samples > 0 && sm->antithetic && sm->samples % 2))
+		return fail(status, "sweep: smoothing needs at least 2 samples (an even number with antithetic sampling)");
+	if (sm->samples > 0 && !(isfinite(sm->sigma_x) && sm->sigma_x > 0 && isfinite(sm->sigma_y) && sm->sigma_y > 0))
+		return fail(status, "sweep: the smoothing's sigma must be positive and finite");
 	for (int b = 0; b < def->backend_count; b++)
 		if (!cl_backend_info(def->backends[b]))
 			return fail(status, "sweep: unknown backend");
@@ -194,7 +241,7 @@ bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, C
 	if (total > (size_t)INT32_MAX / 2)
 		return fail(status, "sweep: too many cells");
 	for (size_t i = 0; i < total; i++)
-		cells[i] = (ClSweepCell){NAN, NAN, NAN, CL_STATUS_CANCELLED};
+		cells[i] = cl_sweep_cell_pending();
 
 	Sweep sw = {
 		.scene = scene,
@@ -269,6 +316,13 @@ static const char *const quantity_names[CL_SWEEP_QUANTITY_COUNT] = {
 	[CL_SWEEP_GRAD_Y] = "grad-y",
 	[CL_SWEEP_ANGLE_ERROR] = "angle-error",
 	[CL_SWEEP_SIGN_AGREEMENT] = "sign-agreement",
+	[CL_SWEEP_SMOOTHED_LOSS] = "smoothed-loss",
+	[CL_SWEEP_ZOBG_X] = "zobg-x",
+	[CL_SWEEP_ZOBG_Y] = "zobg-y",
+	[CL_SWEEP_FOBG_X] = "fobg-x",
+	[CL_SWEEP_FOBG_Y] = "fobg-y",
+	[CL_SWEEP_FOBG_BIAS_X] = "fobg-bias-x",
+	[CL_SWEEP_FOBG_BIAS_Y] = "fobg-bias-y",
 };
 
 const char *cl_sweep_quantity_name(ClSweepQuantity quantity)
@@ -282,6 +336,27 @@ int cl_sweep_quantity_find(const char *name)
 		if (strcmp(quantity_names[q], name) == 0)
 			return q;
 	return -1;
+}
+
+unsigned cl_sweep_quantity_needs(ClSweepQuantity quantity)
+{
+	switch (quantity) {
+	case CL_SWEEP_ANGLE_ERROR:
+	case CL_SWEEP_SIGN_AGREEMENT:
+		return CL_SWEEP_NEEDS_EXACT;
+	case CL_SWEEP_SMOOTHED_LOSS:
+	case CL_SWEEP_ZOBG_X:
+	case CL_SWEEP_ZOBG_Y:
+		return CL_SWEEP_NEEDS_SMOOTHING;
+	case CL_SWEEP_FOBG_X:
+	case CL_SWEEP_FOBG_Y:
+		return CL_SWEEP_NEEDS_SMOOTHING | CL_SWEEP_NEEDS_FOBG;
+	case CL_SWEEP_FOBG_BIAS_X:
+	case CL_SWEEP_FOBG_BIAS_Y:
+		return CL_SWEEP_NEEDS_EXACT | CL_SWEEP_NEEDS_SMOOTHING | CL_SWEEP_NEEDS_FOBG;
+	default:
+		return 0;
+	}
 }
 
 static int sign_of(double v)
@@ -315,6 +390,20 @@ double cl_sweep_quantity(ClSweepQuantity quantity, const ClSweepCell *cell, cons
 			return NAN;
 		return 0.5 * (sign_of(cell->grad_x) == sign_of(exact->grad_x)) +
 			   0.5 * (sign_of(cell->grad_y) == sign_of(exact->grad_y));
+	case CL_SWEEP_SMOOTHED_LOSS:
+		return cell->smoothed_loss;
+	case CL_SWEEP_ZOBG_X:
+		return cell->zobg_x;
+	case CL_SWEEP_ZOBG_Y:
+		return cell->zobg_y;
+	case CL_SWEEP_FOBG_X:
+		return cell->fobg_x;
+	case CL_SWEEP_FOBG_Y:
+		return cell->fobg_y;
+	case CL_SWEEP_FOBG_BIAS_X:
+		return exact ? cell->fobg_x - exact->zobg_x : NAN;
+	case CL_SWEEP_FOBG_BIAS_Y:
+		return exact ? cell->fobg_y - exact->zobg_y : NAN;
 	case CL_SWEEP_QUANTITY_COUNT:
 		break;
 	}

@@ -72,6 +72,18 @@ fi
 shot heatmaps
 shot heatmaps-hover "520 700"
 
+# ---- a smoothed quantity: the window sweeps with the same samples as the CLI
+gapplication action $APP load-preset "'wedge-corner'"
+act heatmap-compute "[<{'x': <'ball.velocity.x'>, 'y': <'ball.velocity.y'>, 'x-min': <1.0>, 'x-max': <3.0>,
+	'y-min': <-3.0>, 'y-max': <-1.0>, 'resolution': <8>, 'quantity': <'zobg-x'>, 'sigma': <0.05>, 'samples': <16>}>]"
+act heatmap-export "[<'$work/zobg.csv'>]"
+wait_for "$work/zobg.csv"
+"$CONTACTLAB" heatmap wedge-corner --x ball.velocity.x:1:3:8 --y ball.velocity.y:-3:-1:8 --quantity zobg-x \
+	--sigma 0.05 --samples 16 --csv "$work/zobg-cli.csv" 2>/dev/null
+check "smoothed heatmap (ZoBG) CSV equals the CLI's" cmp -s "$work/zobg.csv" "$work/zobg-cli.csv"
+check "smoothed heatmap CSV has values" test "$(tail -n +2 "$work/zobg.csv" | cut -d, -f4 | sort -u)" = zobg-x
+shot heatmaps-smoothed
+
 # ---- learning: Task 3, 50 iterations, then Export All
 gapplication action $APP load-preset "'task3-two-balls'"
 act learning-run "[<{'iterations': <50>}>]"
@@ -101,6 +113,15 @@ for b in $(tail -n +2 "$curves" | cut -d, -f1 | uniq); do
 	[ -z "$mismatch" ] || echo "# $mismatch" >&"$tap"
 done
 shot learning
+
+# ---- descending along a smoothed estimate: the window's curve is the CLI's
+act learning-run "[<{'iterations': <20>, 'gradient': <'zobg'>, 'sigma': <0.1>, 'samples': <8>}>]"
+act learning-export "[<'$work/zobg-learning.csv'>]"
+wait_for "$work/zobg-learning.csv"
+"$CONTACTLAB" optimize task3-two-balls --backend exact --iters 20 --gradient zobg --sigma 0.1 --samples 8 \
+	--csv "$work/zobg-cli-exact.csv" >/dev/null 2>&1
+gui=$(grep "^exact,20," "$work/zobg-learning.csv" | cut -d, -f3) cli=$(grep "^20," "$work/zobg-cli-exact.csv" | cut -d, -f2)
+check "ZoBG learning curve equals contactlab optimize --gradient zobg (exact, iteration 20: $gui)" test -n "$gui" -a "$gui" = "$cli"
 
 gapplication action $APP quit
 wait $app

@@ -105,6 +105,32 @@ ClScene *cl_test_task3(void)
 	return s;
 }
 
+ClScene *cl_test_task3_graze(void)
+{
+	ClScene *s = cl_test_task3();
+	snprintf(s->name, sizeof s->name, "Task 3 graze: ball1 aimed to just touch ball2");
+	s->balls[0].control_constant = (ClVec2){2.029, 3.726};
+	return s;
+}
+
+ClScene *cl_test_wedge(void)
+{
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "Wedge corner (120°): which wall first");
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->radius = 0.1;
+	b->position = (ClVec2){0.5, 1};
+	b->velocity = (ClVec2){2, -2};
+	ground(s);
+	ClWall *w = cl_scene_add_wall(s, "slope");
+	w->point = (ClVec2){1.5, 0};
+	w->normal = (ClVec2){-0.8660254037844386, 0.5};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->target = (ClVec2){0, 2};
+	return s;
+}
+
 static double uniform(unsigned *state, double lo, double hi)
 {
 	*state = *state * 1664525u + 1013904223u;

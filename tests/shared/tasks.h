@@ -7,6 +7,11 @@
 ClScene *cl_test_task1(void);              /* bounce once */
 ClScene *cl_test_task2(double friction);   /* ground then wall; friction 0 or 0.1 */
 ClScene *cl_test_task3(void);              /* two-ball collision */
+/* The scenes of smoothing.md: Task 3 with ball1's constant control (2.029,
+ * 3.726), aimed to just touch ball2; and a ball at (0.5, 1) moving (2, −2)
+ * into a 120° corner of the ground and a slope, loss ‖p_N − (0, 2)‖². */
+ClScene *cl_test_task3_graze(void);
+ClScene *cl_test_wedge(void);
 
 /* A billiards break: balls − 1 balls racked in a triangle (rows filled in
  * order, positions jittered by a fixed pseudo-random pattern so no two

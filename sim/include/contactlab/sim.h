@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,11 +66,26 @@ typedef struct ClLossTerm {
 } ClLossTerm;
 
 #define CL_OPTIMIZE_PARAMS_MAX 16
+#define CL_OPTIMIZE_SAMPLES_DEFAULT 100
+#define CL_OPTIMIZE_SEED_DEFAULT 1
 
 typedef enum ClOptimizerKind {
 	CL_OPTIMIZER_GD,
 	CL_OPTIMIZER_ADAM,
 } ClOptimizerKind;
+
+/* The gradient an optimizer descends along (see cl_smooth for the three
+ * estimates of the smoothed loss's gradient). */
+typedef enum ClGradientEstimator {
+	CL_GRADIENT_ADJOINT, /* the backend's own adjoint at θ */
+	CL_GRADIENT_ZOBG,    /* zeroth order: losses at θ + w only */
+	CL_GRADIENT_FOBG,    /* first order: the mean adjoint at θ + w */
+	CL_GRADIENT_AOBG,    /* their α-interpolation */
+	CL_GRADIENT_ESTIMATOR_COUNT
+} ClGradientEstimator;
+
+const char *cl_gradient_estimator_name(ClGradientEstimator estimator); /* "adjoint", "zobg", "fobg", "aobg" */
+int cl_gradient_estimator_find(const char *name);                      /* −1 when unknown */
 
 /* What gradient descent changes. A name is a scalar parameter
  * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position") or a
@@ -80,6 +96,13 @@ typedef struct ClOptimizeDef {
 	double learning_rate;
 	int iterations;
 	ClOptimizerKind optimizer;
+	/* The smoothing estimators perturb every parameter by N(0, sigma²) and
+	 * draw samples fresh at each iteration k, with seed + k (cl_scene_new:
+	 * adjoint, sigma 0, CL_OPTIMIZE_SAMPLES_DEFAULT, CL_OPTIMIZE_SEED_DEFAULT). */
+	ClGradientEstimator gradient;
+	double sigma;
+	int samples;
+	uint64_t seed;
 } ClOptimizeDef;
 
 typedef struct ClScene ClScene;
@@ -441,6 +464,137 @@ double cl_two_ball_optimum(const ClScene *scene, double *collision_time);
  * midpoints: steps × 2 numbers (ux, uy). False when it does not apply. */
 bool cl_two_ball_optimal_control(const ClScene *scene, double *u);
 
+/* -------------------------------------------------------------- smoothing */
+
+/* Gradients of the randomly smoothed loss F_σ(θ) = E f(θ + w), w ~ N(0,
+ * diag σ²), f one backend's loss (Suh, Simchowitz, Zhang, Tedrake, "Do
+ * Differentiable Simulators Give Better Policy Gradients?", ICML 2022):
+ *   ZoBG  (1/N) Σ (f(θ + w_i) − f(θ)) w_i / σ²      losses only, unbiased for any f
+ *   FoBG  (1/N) Σ ∇f(θ + w_i)                        the backend's adjoint; biased where f jumps
+ *   AoBG  α·FoBG + (1 − α)·ZoBG, α from a confidence rule (cl_smooth_alpha).
+ * Samples: ε_i ~ N(0, I) from a SplitMix64 stream seeded by (seed, i) and
+ * the polar method, w_i = σ ∘ ε_i; with antithetic sampling pair j uses
+ * ±ε_j. The same seed gives the same samples for every backend (common
+ * random numbers) and the same numbers for any thread count. */
+
+/* Which case of the α rule decided. */
+typedef enum ClSmoothAlphaRule {
+	CL_SMOOTH_ALPHA_ZOBG,       /* ε > γ: ZoBG's own uncertainty exceeds the tolerated bias, α = 0 */
+	CL_SMOOTH_ALPHA_OPTIMUM,    /* the inverse-variance weight σ̂0²/(σ̂0² + σ̂1²) keeps the bias within γ */
+	CL_SMOOTH_ALPHA_CONSTRAINT, /* α = (γ − ε)/‖ĝ1 − ĝ0‖: as much FoBG as the bias constraint allows */
+	CL_SMOOTH_ALPHA_NO_FOBG,    /* FoBG not available (no adjoint, no usable sample): α = 0 */
+	CL_SMOOTH_ALPHA_RULE_COUNT
+} ClSmoothAlphaRule;
+
+const char *cl_smooth_alpha_rule_name(ClSmoothAlphaRule rule); /* "eps>gamma", "optimum", "constraint", "no-fobg" */
+
+/* The α rule's inputs (first block) and outcome. */
+typedef struct ClSmoothAlpha {
+	int dimension;        /* d */
+	int terms;            /* N of the ZoBG mean */
+	double zobg_variance; /* σ̂0²: trace of the ZoBG terms' sample covariance (divisor N − 1) */
+	double fobg_variance; /* σ̂1², NAN when FoBG is not available */
+	double bound;         /* R: the largest ‖ZoBG term‖ (plug-in bound) */
+	double gap;           /* ‖ĝ1 − ĝ0‖ */
+	double gamma;         /* γ, the tolerated bias, in the gradient's units */
+	double delta;         /* δ, the failure probability of the ZoBG confidence bound */
+	/* ε = √(2σ̂0² log((d+1)/δ)/N) + 2R log((d+1)/δ)/(3N): ‖ĝ0 − ∇F_σ‖ ≤ ε with probability 1 − δ */
+	double epsilon;
+	double alpha;
+	ClSmoothAlphaRule rule;
+} ClSmoothAlpha;
+
+/* Fills epsilon, alpha and rule from the inputs: α = 0 if ε > γ; else the
+ * inverse-variance weight if α·gap ≤ γ − ε; else (γ − ε)/gap. */
+void cl_smooth_alpha(ClSmoothAlpha *a);
+/* The rule on a batch of n terms, z the ZoBG and y the FoBG terms (n × d,
+ * row-major), as cl_smooth computes it; gamma ≤ 0 or NAN: cl_smooth_auto_gamma. */
+ClSmoothAlpha cl_smooth_alpha_batch(int d, int n, const double *z, const double *y, double gamma, double delta);
+/* The default γ: 10 % of ‖ĝ0‖, at least 1e-6. */
+double cl_smooth_auto_gamma(double zobg_norm);
+
+/* A mean over samples and its standard error (sample SD / √terms); NAN when
+ * not available. */
+typedef struct ClSmoothEstimate {
+	double mean;
+	double se;
+} ClSmoothEstimate;
+
+typedef struct ClSmoothGradient {
+	/* ∇f(θ): the adjoint, or central differences (cl_fd_step) for a
+	 * parameter without one, as `gradients` and sweeps do */
+	double point;
+	bool has_adjoint;
+	ClSmoothEstimate zobg;            /* with the baseline f(θ), or antithetic */
+	ClSmoothEstimate zobg_nobaseline; /* (1/N) Σ f(θ + w_i) w_i/σ²; antithetic pairs cancel the baseline: = zobg */
+	ClSmoothEstimate fobg;            /* NAN without an adjoint */
+	ClSmoothEstimate aobg;            /* α·FoBG + (1 − α)·ZoBG term by term, over the terms both use */
+	ClSmoothEstimate fobg_bias;       /* FoBG − exact's ZoBG, paired term by term; NAN without exact */
+} ClSmoothGradient;
+
+typedef struct ClSmoothResult {
+	int backend;
+	ClStatus status;                /* of the run at θ */
+	double loss;                    /* f(θ) */
+	ClSmoothEstimate smoothed_loss; /* F_σ(θ): the mean of f(θ + w_i) */
+	ClSmoothGradient *gradient;     /* one per parameter, owned */
+	ClSmoothAlpha alpha;
+	int terms;      /* N, or N/2 pairs with antithetic sampling */
+	int zobg_terms; /* terms with a finite loss (both of a pair) */
+	int fobg_terms; /* terms whose runs were ok (both of a pair): a degenerate run's gradient is dropped */
+	int not_ok;     /* sample runs whose status was not ok */
+	ClStatus first_problem; /* the lowest-numbered one's status */
+	/* with keep_terms: terms × param_count each, NAN where dropped, owned */
+	double *zobg_values, *fobg_values;
+} ClSmoothResult;
+
+/* Called after each chunk of runs, from a worker thread but never two at once. */
+typedef void (*ClSmoothProgress)(int done, int total, void *user);
+
+typedef struct ClSmoothDef {
+	const ClParam *params; /* θ, any scalar parameters of the scene, no repeats */
+	const double *sigma;   /* one noise scale per parameter, > 0, in its unit */
+	int param_count;
+	int samples;      /* N, 2 … 1 000 000 (even with antithetic) */
+	uint64_t seed;
+	bool antithetic;
+	bool zeroth_order_only; /* forward runs only: no adjoints, FoBG and AoBG are not computed */
+	bool keep_terms;
+	double gamma; /* AoBG: ≤ 0 or NAN for cl_smooth_auto_gamma */
+	double delta; /* AoBG, in (0, 1) */
+	const int *backends;
+	int backend_count;
+	int threads; /* ≥ 1; the calling thread is one of them */
+	ClSmoothProgress progress;
+	void *user;
+	const _Atomic int *cancel; /* optional: non-zero stops before the next chunk */
+} ClSmoothDef;
+
+/* N = 100, seed 1, no antithetic sampling, γ automatic, δ = 0.05, one thread. */
+ClSmoothDef cl_smooth_default_def(void);
+
+/* Every estimate for every backend, into caller-owned results
+ * (backend_count, cleared with cl_smooth_result_clear). Returns false when
+ * the definition is invalid (message in status) or the run was cancelled. */
+bool cl_smooth(const ClScene *scene, const ClSmoothDef *def, ClSmoothResult *results, ClStatus *status);
+void cl_smooth_result_clear(ClSmoothResult *result);
+
+/* Ground truth for one or two parameters, without sampling noise: the
+ * trapezoid rule on a uniform grid, per axis `points` (≤ 0: 2048 over ±6σ in
+ * 1-D, 256 over ±4.5σ in 2-D), weights normalised by their mass. */
+typedef struct ClSmoothQuadrature {
+	double smoothed_loss;    /* F_σ(θ) */
+	double grad[2];          /* ∇F_σ(θ) of the backend's own loss */
+	double expected_grad[2]; /* E ∇f(θ + w): what FoBG converges to; NAN without an adjoint */
+	double mass;             /* Σ φ·h over the grid before normalisation */
+	int failed;              /* grid points without a finite loss (then everything is NAN) */
+} ClSmoothQuadrature;
+
+/* def: params, sigma, param_count (1 or 2), backends, threads, progress,
+ * cancel; results: backend_count entries. */
+bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int points, ClSmoothQuadrature *results,
+						  ClStatus *status);
+
 /* ----------------------------------------------------------------- sweeps */
 
 /* One axis of a 2-D sweep: count values from min to max inclusive. */
@@ -457,7 +611,24 @@ typedef struct ClSweepCell {
 	double grad_x; /* dL/d(x parameter) */
 	double grad_y; /* dL/d(y parameter) */
 	ClStatusCode status; /* CL_STATUS_CANCELLED until the cell is computed */
+	/* with def->smoothing (else NAN): F_σ and its ZoBG and FoBG over (x, y) */
+	double smoothed_loss;
+	double zobg_x, zobg_y;
+	double fobg_x, fobg_y;
 } ClSweepCell;
+
+/* A cell not computed yet: every value NAN, status CL_STATUS_CANCELLED. */
+ClSweepCell cl_sweep_cell_pending(void);
+
+/* Smoothed quantities of a sweep: at every cell, cl_smooth over the two
+ * swept parameters with the same samples (seed), so cells differ smoothly. */
+typedef struct ClSweepSmoothing {
+	int samples; /* N; 0: no smoothing */
+	double sigma_x, sigma_y;
+	uint64_t seed;
+	bool antithetic;
+	bool first_order; /* FoBG too (an adjoint per sample) */
+} ClSweepSmoothing;
 
 /* Called after each finished cell, from a worker thread but never two at
  * once: done of total cells, which backend (index into def->backends) and
@@ -472,6 +643,7 @@ typedef struct ClSweepDef {
 	ClSweepProgress progress;
 	void *user;
 	const _Atomic int *cancel; /* optional: non-zero stops the sweep before the next cell */
+	ClSweepSmoothing smoothing; /* zero: none */
 } ClSweepDef;
 
 /* Cell (backend slot b, ix, iy) of a sweep's results: cells[cl_sweep_index(def, b, ix, iy)]. */
@@ -498,11 +670,26 @@ typedef enum ClSweepQuantity {
 	CL_SWEEP_GRAD_Y,
 	CL_SWEEP_ANGLE_ERROR,    /* degrees between (grad_x, grad_y) and exact's, 0…180 */
 	CL_SWEEP_SIGN_AGREEMENT, /* fraction of the two components whose sign matches exact's: 0, ½, 1 */
+	CL_SWEEP_SMOOTHED_LOSS,  /* F_σ(θ), the mean loss over the samples */
+	CL_SWEEP_ZOBG_X,         /* ZoBG of ∂F_σ/∂x */
+	CL_SWEEP_ZOBG_Y,
+	CL_SWEEP_FOBG_X,         /* FoBG of ∂F_σ/∂x */
+	CL_SWEEP_FOBG_Y,
+	CL_SWEEP_FOBG_BIAS_X,    /* FoBG − exact's ZoBG (same samples): how far the mean adjoint is from ∂F_σ/∂x */
+	CL_SWEEP_FOBG_BIAS_Y,
 	CL_SWEEP_QUANTITY_COUNT
 } ClSweepQuantity;
 
-const char *cl_sweep_quantity_name(ClSweepQuantity quantity); /* "loss", "grad-x", …, "sign-agreement" */
+const char *cl_sweep_quantity_name(ClSweepQuantity quantity); /* "loss", "grad-x", …, "fobg-bias-y" */
 int cl_sweep_quantity_find(const char *name);                 /* −1 when unknown */
+
+/* What a quantity needs from the sweep. */
+enum {
+	CL_SWEEP_NEEDS_EXACT = 1 << 0,     /* the exact backend's cell */
+	CL_SWEEP_NEEDS_SMOOTHING = 1 << 1, /* def->smoothing.samples > 0 */
+	CL_SWEEP_NEEDS_FOBG = 1 << 2,      /* def->smoothing.first_order */
+};
+unsigned cl_sweep_quantity_needs(ClSweepQuantity quantity);
 /* The quantity of a cell; exact is the same cell under the exact backend
  * (needed by the angle error and the sign agreement). NAN when undefined. */
 double cl_sweep_quantity(ClSweepQuantity quantity, const ClSweepCell *cell, const ClSweepCell *exact);
