@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 
 # What configure, build and a first start need (.ci/run adds only test tools).
-PKGS="gcc meson ninja-build pkg-config libgtk-4-dev libjson-glib-dev libcairo2-dev
+PKGS="gcc meson ninja-build pkg-config libgtk-4-dev libadwaita-1-dev libjson-glib-dev libcairo2-dev
       fonts-dejavu-core libgl1-mesa-dri librsvg2-common dconf-gsettings-backend dbus at-spi2-core"
 
 log=$(mktemp "${TMPDIR:-/tmp}/contactlab-run.XXXXXX")

@@ -23,6 +23,36 @@ bool cl_plot_color_is_foreground(ClPlotColor color)
 	return color.r < 0;
 }
 
+/* WCAG 2 relative luminance of an sRGB colour. */
+static double luminance(ClPlotColor c)
+{
+	double rgb[3] = {c.r, c.g, c.b};
+	for (int i = 0; i < 3; i++)
+		rgb[i] = rgb[i] <= 0.04045 ? rgb[i] / 12.92 : pow((rgb[i] + 0.055) / 1.055, 2.4);
+	return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+}
+
+double cl_plot_contrast(ClPlotColor a, ClPlotColor b)
+{
+	double la = luminance(a), lb = luminance(b);
+	return (fmax(la, lb) + 0.05) / (fmin(la, lb) + 0.05);
+}
+
+ClPlotColor cl_plot_color_legible(ClPlotColor color, ClPlotColor background, double ratio)
+{
+	/* towards black on a light background, towards white on a dark one, in
+	 * small steps, so the hue stays and the change is as small as it can be */
+	double target = luminance(background) > 0.18 ? 0.0 : 1.0;
+	ClPlotColor c = color;
+	for (int step = 1; step <= 50 && cl_plot_contrast(c, background) < ratio; step++) {
+		double t = step / 50.0;
+		c.r = color.r + (target - color.r) * t;
+		c.g = color.g + (target - color.g) * t;
+		c.b = color.b + (target - color.b) * t;
+	}
+	return c;
+}
+
 ClPlotColor cl_plot_palette(int index)
 {
 	static const char *const tableau10[] = {

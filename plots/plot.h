@@ -26,6 +26,15 @@ bool cl_plot_color_is_foreground(ClPlotColor color);
 
 /* "#rrggbb" → colour (alpha 1); black on a malformed string. */
 ClPlotColor cl_plot_color_hex(const char *hex);
+/* WCAG 2 contrast ratio of two colours (1 … 21; alpha ignored). */
+double cl_plot_contrast(ClPlotColor a, ClPlotColor b);
+/* color moved towards black (on a light background) or white (on a dark
+ * one) just far enough to reach ratio against background: the same hue,
+ * legible in either theme. */
+ClPlotColor cl_plot_color_legible(ClPlotColor color, ClPlotColor background, double ratio);
+/* What lines, markers and legend chips of data reach against the
+ * background: WCAG AA for text, 4.5:1. */
+#define CL_PLOT_LEGIBLE_CONTRAST 4.5
 /* Categorical colours (Tableau 10), repeating after 10. */
 ClPlotColor cl_plot_palette(int index);
 

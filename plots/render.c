@@ -677,11 +677,15 @@ static ClPlotColor themed(ClPlotColor color, const Theme *theme)
 	return fg;
 }
 
+/* Lines and markers of data stay legible on the theme's background. */
 static ClPlotColor series_color(const ClPlotSeries *s, const Theme *theme)
 {
-	if (s->color_set)
-		return themed(s->color, theme);
-	return s->kind == SERIES_LINE ? cl_plot_palette(s->palette_index) : theme->foreground;
+	ClPlotColor color = s->color_set				 ? themed(s->color, theme)
+						: s->kind == SERIES_LINE ? cl_plot_palette(s->palette_index)
+												 : theme->foreground;
+	ClPlotColor legible = cl_plot_color_legible(color, theme->background, CL_PLOT_LEGIBLE_CONTRAST);
+	legible.a = color.a;
+	return legible;
 }
 
 static void marker_path(cairo_t *cr, ClPlotMarker marker, double x, double y, double size)

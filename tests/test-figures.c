@@ -2,6 +2,7 @@
  * their numbers equal single gradients and optimize runs, the CLI draws what
  * the in-process builders draw (the GUI's path), files are complete, bad
  * input is refused clearly. */
+#include "agreement.h"
 #include "backend-style.h"
 #include "cli-run.h"
 #include "figures.h"
@@ -527,11 +528,41 @@ static void test_every_backend_has_a_style(void)
 	g_assert_cmpfloat(dark.r, >, 0.7);
 }
 
+/* Every backend's colour, the agreement chips and the canvas's arrows and
+ * targets reach WCAG AA (4.5:1) in the light and the dark theme, and every
+ * backend opens its description with one short plain sentence. */
+static void test_legible_in_both_themes(void)
+{
+	for (int theme = 0; theme < 2; theme++) {
+		ClPlotThemeKind kind = theme ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT;
+		ClPlotColor background = cl_theme_background(kind);
+		for (int b = 0; b < cl_backend_count(); b++) {
+			double ratio = cl_plot_contrast(cl_backend_color(b, kind), background);
+			if (ratio < 4.5)
+				g_test_fail_printf("%s on the %s background: %.2f:1", cl_backend_info(b)->id, theme ? "dark" : "light",
+								   ratio);
+		}
+		/* the canvas's arrow and target colours go through the same function */
+		ClPlotColor arrow = cl_plot_color_legible((ClPlotColor){0.10, 0.37, 0.71, 1}, background, 4.5);
+		g_assert_cmpfloat(cl_plot_contrast(arrow, background), >=, 4.5);
+	}
+	for (int a = 0; a < CL_AGREEMENT_COUNT; a++)
+		g_assert_cmpfloat(cl_plot_contrast(cl_agreement_foreground(a), cl_agreement_background(a)), >=, 4.5);
+	for (int b = 0; b < cl_backend_count(); b++) {
+		const char *intro = cl_backend_info(b)->intro;
+		g_assert_nonnull(intro);
+		g_assert_true(g_str_has_suffix(intro, "."));
+		g_assert_null(strstr(intro, ". ")); /* one sentence */
+		g_assert_cmpint((int)g_utf8_strlen(intro, -1), <=, 160);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	tmp_dir = g_dir_make_tmp("test-figures-XXXXXX", NULL);
 	g_test_add_func("/figures/every-backend-has-a-style", test_every_backend_has_a_style);
+	g_test_add_func("/figures/legible-in-both-themes", test_legible_in_both_themes);
 	g_test_add_func("/figures/heatmap-matches-gradients", test_heatmap_matches_gradients);
 	g_test_add_func("/figures/cli-draws-what-the-builder-draws", test_cli_draws_what_the_builder_draws);
 	g_test_add_func("/figures/learning-matches-optimize", test_learning_matches_optimize);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NO_PICK ((ClPick){CL_PICK_NONE, -1})
+
 static void test_undo_redo(void)
 {
 	ClScene *scene = cl_test_task3();
@@ -104,23 +106,23 @@ static void test_pick(void)
 	ClScene *scene = cl_test_task2(0);
 	ClView view = {.center_x = 0, .center_y = 0.5, .scale = 100, .width = 600, .height = 400};
 	ClVec2 ball = cl_view_to_screen(&view, scene->balls[0].position);
-	ClPick p = cl_scene_pick(scene, &view, ball.x + 3, ball.y);
+	ClPick p = cl_scene_pick(scene, &view, ball.x + 3, ball.y, NO_PICK, NO_PICK);
 	g_assert_cmpint(p.kind, ==, CL_PICK_BALL);
 	g_assert_cmpint(p.index, ==, 0);
 	ClVec2 head = cl_view_to_screen(&view, cl_velocity_handle(scene, &view, 0));
-	p = cl_scene_pick(scene, &view, head.x, head.y);
+	p = cl_scene_pick(scene, &view, head.x, head.y, NO_PICK, NO_PICK);
 	g_assert_cmpint(p.kind, ==, CL_PICK_VELOCITY);
 	/* the arrow head is v·CL_ARROW_SECONDS from the ball */
 	ClVec2 h = cl_velocity_handle(scene, &view, 0);
 	g_assert_cmpfloat_with_epsilon(h.x, -0.5 + 5 * CL_ARROW_SECONDS, 1e-12);
 	ClVec2 ground = cl_view_to_screen(&view, (ClVec2){0.3, 0});
-	p = cl_scene_pick(scene, &view, ground.x, ground.y + 2);
+	p = cl_scene_pick(scene, &view, ground.x, ground.y + 2, NO_PICK, NO_PICK);
 	g_assert_cmpint(p.kind, ==, CL_PICK_WALL);
 	g_assert_cmpint(p.index, ==, 0);
 	ClVec2 target = cl_view_to_screen(&view, scene->loss[0].target);
-	p = cl_scene_pick(scene, &view, target.x, target.y);
+	p = cl_scene_pick(scene, &view, target.x, target.y, NO_PICK, NO_PICK);
 	g_assert_cmpint(p.kind, ==, CL_PICK_TARGET);
-	p = cl_scene_pick(scene, &view, 5, 5);
+	p = cl_scene_pick(scene, &view, 5, 5, NO_PICK, NO_PICK);
 	g_assert_cmpint(p.kind, ==, CL_PICK_NONE);
 	cl_scene_free(scene);
 }

@@ -345,7 +345,11 @@ static void test_line_geometry(void)
 	cairo_surface_t *surface = render(f, 320, 240);
 	double px, py;
 	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.5, 0.5, &px, &py));
-	assert_color(pixel(surface, px, py), 1, 0, 0, 0.05);
+	/* pure red is darkened to WCAG AA contrast on white (4.0:1 → 4.5:1); pure blue passes as it is */
+	ClPlotColor red = cl_plot_color_legible((ClPlotColor){1, 0, 0, 1}, (ClPlotColor){1, 1, 1, 1}, 4.5);
+	g_assert_cmpfloat(red.r, <, 1);
+	g_assert_cmpfloat(cl_plot_contrast(red, (ClPlotColor){1, 1, 1, 1}), >=, 4.5);
+	assert_color(pixel(surface, px, py), red.r, red.g, red.b, 0.05);
 	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.5, 0.8, &px, &py));
 	assert_color(pixel(surface, px, py), 1, 1, 1, 0.01); /* background above the line */
 	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.75, 0.25, &px, &py));

@@ -13,7 +13,7 @@ struct _ClApplication {
 	char *recovery_path;
 };
 
-G_DEFINE_FINAL_TYPE(ClApplication, cl_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE(ClApplication, cl_application, ADW_TYPE_APPLICATION)
 
 GSettings *cl_application_get_settings(ClApplication *self)
 {
@@ -119,11 +119,10 @@ static GSettings *open_settings(void)
 static void apply_theme(GSettings *settings, const char *key, gpointer data)
 {
 	(void)key, (void)data;
-	GtkSettings *gtk = gtk_settings_get_default();
-	if (g_settings_get_boolean(settings, "follow-system-theme"))
-		gtk_settings_reset_property(gtk, "gtk-application-prefer-dark-theme");
-	else
-		g_object_set(gtk, "gtk-application-prefer-dark-theme", g_settings_get_boolean(settings, "dark-theme"), NULL);
+	AdwColorScheme scheme = g_settings_get_boolean(settings, "follow-system-theme") ? ADW_COLOR_SCHEME_DEFAULT
+							: g_settings_get_boolean(settings, "dark-theme")		   ? ADW_COLOR_SCHEME_FORCE_DARK
+																					   : ADW_COLOR_SCHEME_FORCE_LIGHT;
+	adw_style_manager_set_color_scheme(adw_style_manager_get_default(), scheme);
 }
 
 static void css_color(GString *css, const char *property, ClPlotColor c)
@@ -187,15 +186,14 @@ static void cl_application_startup(GApplication *app)
 		{"win.lessons", {"F9", NULL}},
 		{"win.lesson-next", {"<Alt>Right", NULL}},
 		{"win.lesson-previous", {"<Alt>Left", NULL}},
+		{"win.presentation", {"F11", NULL}},
+		{"win.sidebar", {"F8", NULL}},
+		{"win.help", {"F1", NULL}},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(accels); i++)
 		gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action, accels[i].accels);
 
-	GtkCssProvider *css = gtk_css_provider_new();
-	gtk_css_provider_load_from_resource(css, "/io/github/contactlab/ContactLab/style.css");
-	gtk_style_context_add_provider_for_display(gdk_display_get_default(), GTK_STYLE_PROVIDER(css),
-											   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-	g_object_unref(css);
+	/* style.css (and style-dark.css) AdwApplication loads from the resources */
 	add_agreement_css();
 
 	self->recovery_path = g_build_filename(g_get_user_state_dir(), "contactlab", "recovery.json", NULL);

@@ -3,14 +3,14 @@
  * GSettings and crash recovery. */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 G_BEGIN_DECLS
 
 #define CL_APPLICATION_ID "io.github.contactlab.ContactLab"
 
 #define CL_TYPE_APPLICATION (cl_application_get_type())
-G_DECLARE_FINAL_TYPE(ClApplication, cl_application, CL, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE(ClApplication, cl_application, CL, APPLICATION, AdwApplication)
 
 ClApplication *cl_application_new(void);
 /* The app's settings, or NULL when the schema is not installed. */

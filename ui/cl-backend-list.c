@@ -19,7 +19,6 @@ struct _ClBackendList {
 	gulong changed_handler;
 	GtkWidget **checks; /* per backend */
 	GArray *params;     /* ParamWidget */
-	GtkWidget *message;
 	gboolean updating;
 };
 
@@ -67,8 +66,8 @@ static void set_param(ClBackendList *self, const ParamWidget *p, double value)
 	g_autofree char *key = g_strdup_printf("param:%d:%d", p->backend, p->param);
 	ParamEdit edit = {p, value};
 	g_autoptr(GError) error = NULL;
-	gtk_label_set_text(GTK_LABEL(self->message),
-					   cl_document_edit(self->doc, label, key, apply_param, &edit, &error) ? "" : error->message);
+	if (!cl_document_edit(self->doc, label, key, apply_param, &edit, &error) && self->workbench)
+		cl_workbench_notify(self->workbench, error->message);
 }
 
 static ParamWidget *param_of(ClBackendList *self, GtkWidget *widget)
@@ -186,7 +185,16 @@ static GtkWidget *backend_row(ClBackendList *self, int b)
 	gtk_box_append(GTK_BOX(top), check);
 	gtk_box_append(GTK_BOX(row), top);
 
-	GtkWidget *expander = gtk_expander_new(info->label);
+	/* one sentence anyone can read, the details (and parameters) below it */
+	GtkWidget *intro = gtk_label_new(info->intro);
+	gtk_label_set_wrap(GTK_LABEL(intro), TRUE);
+	gtk_label_set_xalign(GTK_LABEL(intro), 0);
+	gtk_label_set_max_width_chars(GTK_LABEL(intro), 40);
+	gtk_widget_set_margin_start(intro, 24);
+	gtk_widget_add_css_class(intro, "backend-intro");
+	gtk_box_append(GTK_BOX(row), intro);
+
+	GtkWidget *expander = gtk_expander_new("Details and parameters");
 	char *expander_name = g_strdup_printf("%s details and parameters", info->id);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(expander), GTK_ACCESSIBLE_PROPERTY_LABEL, expander_name, -1);
 	g_free(expander_name);
@@ -310,10 +318,6 @@ static void cl_backend_list_init(ClBackendList *self)
 	gtk_label_set_xalign(GTK_LABEL(intro), 0);
 	gtk_widget_add_css_class(intro, "dim-label");
 	gtk_box_append(GTK_BOX(self->box), intro);
-	self->message = gtk_label_new(NULL);
-	gtk_label_set_wrap(GTK_LABEL(self->message), TRUE);
-	gtk_widget_add_css_class(self->message, "field-error");
-	gtk_box_append(GTK_BOX(self->box), self->message);
 	for (int b = 0; b < cl_backend_count(); b++)
 		gtk_box_append(GTK_BOX(self->box), backend_row(self, b));
 }

@@ -188,7 +188,8 @@ gboolean cl_convergence_view_compute(ClConvergenceView *self, const char *parame
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "choose a parameter");
 		return FALSE;
 	}
-	GArray *parsed = cl_convergence_parse_steps(gtk_editable_get_text(GTK_EDITABLE(self->steps_entry)), error);
+	GArray *parsed = cl_convergence_parse_steps(gtk_editable_get_text(GTK_EDITABLE(self->steps_entry)), "Step counts N",
+												error);
 	if (!parsed)
 		return FALSE;
 	/* every enabled backend, and exact (the reference line) always, in registry order */

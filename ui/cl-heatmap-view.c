@@ -17,7 +17,7 @@ struct _ClHeatmapView {
 	GtkWidget *smoothing_grid;
 	GtkWidget *compute_button, *cancel_button;
 	GtkProgressBar *progress;
-	GtkLabel *status, *readout;
+	GtkLabel *status, *readout, *key;
 	ClPlotView *plot;
 
 	ClWorkbench *workbench; /* while rooted */
@@ -244,10 +244,21 @@ static void start_build(ClHeatmapView *self)
 	cl_job_run_async(self->build, build_done, g_object_ref(self));
 }
 
+#define READOUT_HINT "Hover a panel to read the cell in every panel; click to move the scene there (Ctrl+Z undoes it)."
+
+/* A new map or another quantity: the last hover's numbers are not its. */
+static void reset_readout(ClHeatmapView *self)
+{
+	gtk_label_set_text(self->readout, READOUT_HINT);
+	cl_plot_view_set_readout(self->plot, NULL);
+	gtk_label_set_text(self->key, cl_figure_heatmap_key(current_quantity(self)));
+}
+
 /* A smoothed quantity the shown sweep lacks needs Compute; the others only a redraw. */
 static void quantity_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClHeatmapView *self)
 {
 	(void)dropdown, (void)pspec;
+	reset_readout(self);
 	unsigned needs = cl_sweep_quantity_needs(current_quantity(self));
 	gtk_widget_set_sensitive(self->smoothing_grid, (needs & CL_SWEEP_NEEDS_SMOOTHING) != 0);
 	ClHeatmapData *h = shown_data(self);
@@ -557,8 +568,7 @@ gboolean cl_heatmap_view_compute(ClHeatmapView *self, GVariant *options, GError 
 	self->shown_done = -1;
 	self->started = g_get_monotonic_time();
 	gtk_progress_bar_set_fraction(self->progress, 0);
-	gtk_label_set_text(self->readout, "");
-	cl_plot_view_set_readout(self->plot, NULL);
+	reset_readout(self);
 	g_signal_connect(job, "progress", G_CALLBACK(sweep_progress), self);
 	cl_job_run_async(job, sweep_done, g_object_ref(self));
 	start_build(self);
@@ -736,6 +746,7 @@ static void cl_heatmap_view_class_init(ClHeatmapViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, progress);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, status);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, readout);
+	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, key);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, plot);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, sigma);
 	gtk_widget_class_bind_template_child(widget_class, ClHeatmapView, samples);
@@ -766,6 +777,7 @@ static void cl_heatmap_view_init(ClHeatmapView *self)
 	g_signal_connect(self->quantity, "notify::selected", G_CALLBACK(quantity_changed), self);
 	g_signal_connect(self->plot, "hover", G_CALLBACK(hover), self);
 	g_signal_connect(self->plot, "pick", G_CALLBACK(pick), self);
+	reset_readout(self);
 	gtk_widget_set_sensitive(self->smoothing_grid, FALSE);
 	update_sensitivity(self);
 }

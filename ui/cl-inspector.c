@@ -2,26 +2,22 @@
 
 #include "cl-scene-edit.h"
 #include "cl-workbench.h"
+#include "numbers.h"
 #include "scene-file.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* The scene's and the selected ball's scalars come from the one parameter
+ * enumeration (cl_scene_params) and are edited through cl_param_get/set;
+ * ids, steps, the constant force, wall geometry and loss terms are fields
+ * of their own. */
 typedef enum {
+	F_PARAM,
 	F_NAME,
-	F_DURATION,
 	F_STEPS,
-	F_GRAVITY_X,
-	F_GRAVITY_Y,
-	F_ELASTICITY,
-	F_FRICTION,
 	F_BALL_ID,
-	F_BALL_RADIUS,
-	F_BALL_MASS,
-	F_BALL_PX,
-	F_BALL_PY,
-	F_BALL_VX,
-	F_BALL_VY,
 	F_BALL_UX,
 	F_BALL_UY,
 	F_WALL_ID,
@@ -34,13 +30,47 @@ typedef enum {
 	F_LOSS_TY,
 } FieldKind;
 
+/* How a parameter reads in the inspector: its unit, the decimals its unit
+ * is shown to (full precision while typing), and how much a pixel of
+ * dragging its name changes it. */
+typedef struct {
+	const char *text[2]; /* per axis, or [0] alone */
+	const char *accessible[2];
+	const char *unit;
+	int decimals;
+	double per_pixel;
+	const char *tip;
+} ParamLook;
+
+static const ParamLook *param_look(const ClParam *p)
+{
+	static const ParamLook looks[] = {
+		[CL_PARAM_POSITION] = {{"Position x", "Position y"}, {"position x", "position y"}, "m", 3, 0.01, "At t = 0"},
+		[CL_PARAM_VELOCITY] = {{"Velocity x", "Velocity y"}, {"velocity x", "velocity y"}, "m/s", 3, 0.02,
+							   "At t = 0; or drag the arrow head"},
+		[CL_PARAM_RADIUS] = {{"Radius"}, {"radius"}, "m", 3, 0.002, NULL},
+		[CL_PARAM_MASS] = {{"Mass"}, {"mass"}, "kg", 3, 0.01, NULL},
+		[CL_PARAM_ELASTICITY] = {{"Elasticity e"}, {"Elasticity"}, NULL, 2, 0.005,
+								 "One restitution coefficient for every contact, in [0, 1]"},
+		[CL_PARAM_FRICTION] = {{"Friction μ"}, {"Friction"}, NULL, 2, 0.005, "One Coulomb coefficient for every contact"},
+		[CL_PARAM_GRAVITY] = {{"Gravity x", "Gravity y"}, {"Gravity x", "Gravity y"}, "m/s²", 2, 0.05, NULL},
+		[CL_PARAM_DURATION] = {{"Duration T"}, {"Duration"}, "s", 3, 0.005, "Simulated time"},
+	};
+	return p->target < G_N_ELEMENTS(looks) && looks[p->target].text[0] ? &looks[p->target] : NULL;
+}
+
 typedef struct {
 	FieldKind kind;
 	int index; /* ball, wall or loss term */
+	ClParam param; /* F_PARAM */
+	int decimals;  /* shown while not being typed into; −1: full precision */
+	double per_pixel;
+	double scrub_start;
 	GtkWidget *entry;
 	GtkWidget *error;
 	char *key; /* merges typing in one field into one undo step */
 	char *label;
+	GtkWidget *scrub_label;
 } Field;
 
 struct _ClInspector {
@@ -69,9 +99,52 @@ static gboolean is_text(FieldKind kind)
 	return kind == F_NAME || kind == F_BALL_ID || kind == F_WALL_ID;
 }
 
-static void format_field(const ClScene *s, const Field *f, char *out, size_t size)
+/* A value as the inspector shows it: to its unit's precision ("0.1",
+ * "-7.5"), in full while it is typed into (decimals < 0). */
+static void format_value(double v, int decimals, char *out, size_t size)
 {
-	double v = 0;
+	if (decimals < 0 || !isfinite(v)) {
+		g_strlcpy(out, cl_format_number(v).text, size);
+		return;
+	}
+	double unit = pow(10, -decimals);
+	if (v != 0 && fabs(v) < unit / 2) { /* not a 0 for a small nonzero value */
+		g_ascii_formatd(out, (int)size, "%.2e", v);
+		return;
+	}
+	char format[16];
+	g_snprintf(format, sizeof format, "%%.%df", decimals);
+	g_ascii_formatd(out, (int)size, format, v);
+	if (strchr(out, '.')) { /* 0.100 → 0.1 */
+		char *end = out + strlen(out) - 1;
+		while (*end == '0')
+			*end-- = 0;
+		if (*end == '.')
+			*end = 0;
+	}
+	if (g_str_equal(out, "-0"))
+		g_strlcpy(out, "0", size);
+}
+
+static double field_value(const ClScene *s, const Field *f)
+{
+	switch (f->kind) {
+	case F_PARAM: return cl_param_get(s, &f->param);
+	case F_BALL_UX: return s->balls[f->index].control_constant.x;
+	case F_BALL_UY: return s->balls[f->index].control_constant.y;
+	case F_WALL_PX: return s->walls[f->index].point.x;
+	case F_WALL_PY: return s->walls[f->index].point.y;
+	case F_WALL_NX: return s->walls[f->index].normal.x;
+	case F_WALL_NY: return s->walls[f->index].normal.y;
+	case F_LOSS_WEIGHT: return s->loss[f->index].weight;
+	case F_LOSS_TX: return s->loss[f->index].target.x;
+	case F_LOSS_TY: return s->loss[f->index].target.y;
+	default: return 0;
+	}
+}
+
+static void format_field(const ClScene *s, const Field *f, int decimals, char *out, size_t size)
+{
 	switch (f->kind) {
 	case F_NAME:
 		g_snprintf(out, size, "%s", s->name);
@@ -85,29 +158,12 @@ static void format_field(const ClScene *s, const Field *f, char *out, size_t siz
 	case F_STEPS:
 		g_snprintf(out, size, "%d", s->steps);
 		return;
-	case F_DURATION: v = s->duration; break;
-	case F_GRAVITY_X: v = s->gravity.x; break;
-	case F_GRAVITY_Y: v = s->gravity.y; break;
-	case F_ELASTICITY: v = s->elasticity; break;
-	case F_FRICTION: v = s->friction; break;
-	case F_BALL_RADIUS: v = s->balls[f->index].radius; break;
-	case F_BALL_MASS: v = s->balls[f->index].mass; break;
-	case F_BALL_PX: v = s->balls[f->index].position.x; break;
-	case F_BALL_PY: v = s->balls[f->index].position.y; break;
-	case F_BALL_VX: v = s->balls[f->index].velocity.x; break;
-	case F_BALL_VY: v = s->balls[f->index].velocity.y; break;
-	case F_BALL_UX: v = s->balls[f->index].control_constant.x; break;
-	case F_BALL_UY: v = s->balls[f->index].control_constant.y; break;
-	case F_WALL_PX: v = s->walls[f->index].point.x; break;
-	case F_WALL_PY: v = s->walls[f->index].point.y; break;
-	case F_WALL_NX: v = s->walls[f->index].normal.x; break;
-	case F_WALL_NY: v = s->walls[f->index].normal.y; break;
-	case F_LOSS_WEIGHT: v = s->loss[f->index].weight; break;
-	case F_LOSS_TX: v = s->loss[f->index].target.x; break;
-	case F_LOSS_TY: v = s->loss[f->index].target.y; break;
+	default:
+		format_value(field_value(s, f), decimals, out, size);
 	}
-	g_ascii_formatd(out, (int)size, "%.10g", v);
 }
+
+static gboolean set_value(ClScene *s, const Field *f, double v, char *message, size_t size);
 
 /* Writes a typed value into a scene; false with a message when the text is not one. */
 static gboolean apply_field(ClScene *s, const Field *f, const char *text, char *message, size_t size)
@@ -127,25 +183,24 @@ static gboolean apply_field(ClScene *s, const Field *f, const char *text, char *
 		g_snprintf(message, size, "%s: “%s” is not a number", f->label, text);
 		return FALSE;
 	}
+	return set_value(s, f, v, message, size);
+}
+
+static gboolean set_value(ClScene *s, const Field *f, double v, char *message, size_t size)
+{
 	switch (f->kind) {
 	case F_STEPS:
 		if (v != floor(v) || !(v >= 1 && v <= CL_MAX_STEPS)) {
-			g_snprintf(message, size, "steps: must be a whole number in [1, %d]", CL_MAX_STEPS);
+			g_snprintf(message, size, "Steps N: must be a whole number from 1 to %d", CL_MAX_STEPS);
 			return FALSE;
 		}
 		cl_scene_set_steps(s, (int)v);
 		return TRUE;
-	case F_DURATION: s->duration = v; break;
-	case F_GRAVITY_X: s->gravity.x = v; break;
-	case F_GRAVITY_Y: s->gravity.y = v; break;
-	case F_ELASTICITY: s->elasticity = v; break;
-	case F_FRICTION: s->friction = v; break;
-	case F_BALL_RADIUS: s->balls[f->index].radius = v; break;
-	case F_BALL_MASS: s->balls[f->index].mass = v; break;
-	case F_BALL_PX: s->balls[f->index].position.x = v; break;
-	case F_BALL_PY: s->balls[f->index].position.y = v; break;
-	case F_BALL_VX: s->balls[f->index].velocity.x = v; break;
-	case F_BALL_VY: s->balls[f->index].velocity.y = v; break;
+	case F_PARAM:
+		if (!cl_param_fits(s, &f->param))
+			return FALSE;
+		cl_param_set(s, &f->param, v);
+		break;
 	case F_BALL_UX: s->balls[f->index].control_constant.x = v; break;
 	case F_BALL_UY: s->balls[f->index].control_constant.y = v; break;
 	case F_WALL_PX: s->walls[f->index].point.x = v; break;
@@ -194,8 +249,8 @@ static void entry_changed(GtkEditable *editable, ClInspector *self)
 	char current[CL_NAME_MAX], typed[CL_NAME_MAX], message[CL_MESSAGE_MAX] = "";
 	g_autoptr(ClScene) trial = cl_scene_copy(scene);
 	if (apply_field(trial, f, edit.text, message, sizeof message)) {
-		format_field(scene, f, current, sizeof current);
-		format_field(trial, f, typed, sizeof typed);
+		format_field(scene, f, -1, current, sizeof current);
+		format_field(trial, f, -1, typed, sizeof typed);
 		if (g_str_equal(current, typed)) {
 			show_error(f, NULL);
 			return;
@@ -218,27 +273,96 @@ static GtkWidget *heading(const char *text)
 	return label;
 }
 
-/* A labelled entry in a two-column grid; accessible as "<label>". */
-static void add_field(ClInspector *self, GtkGrid *grid, int *row, FieldKind kind, int index, const char *text,
-					  const char *accessible, const char *unit, const char *tooltip)
+/* ---------------------------------------------------------- scrubbing */
+
+typedef struct {
+	const Field *field;
+	double value;
+} ValueEdit;
+
+static gboolean apply_value(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	const ValueEdit *e = data;
+	return set_value(scene, e->field, e->value, message, size);
+}
+
+/* Dragging a field's name left or right changes its value live, one
+ * gesture of the document (one undo step); Shift for fine steps. */
+static void scrub_begin(GtkGestureDrag *gesture, double x, double y, ClInspector *self)
+{
+	(void)x, (void)y;
+	Field *f = g_object_get_data(G_OBJECT(gesture), "field");
+	if (!self->doc || !f)
+		return;
+	f->scrub_start = field_value(cl_document_get_scene(self->doc), f);
+	g_autofree char *label = g_strdup_printf("Set %s", f->label);
+	cl_document_begin(self->doc, label);
+}
+
+static void scrub_update(GtkGestureDrag *gesture, double dx, double dy, ClInspector *self)
+{
+	(void)dy;
+	Field *f = g_object_get_data(G_OBJECT(gesture), "field");
+	if (!self->doc || !f || !cl_document_in_gesture(self->doc))
+		return;
+	gboolean fine = (gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture)) & GDK_SHIFT_MASK) != 0;
+	double step = f->per_pixel * (fine ? 0.1 : 1);
+	ValueEdit edit = {f, cl_snap(f->scrub_start + dx * step, step)};
+	/* a refused value (e above 1, a ball into a wall) leaves the last good one */
+	cl_document_preview(self->doc, apply_value, &edit, NULL);
+}
+
+static void scrub_end(GtkGestureDrag *gesture, double dx, double dy, ClInspector *self)
+{
+	(void)gesture, (void)dx, (void)dy;
+	if (self->doc)
+		cl_document_commit(self->doc);
+}
+
+/* Typing sees the full value; otherwise it is shown to its unit's precision. */
+static void focus_changed(GtkEventControllerFocus *focus, ClInspector *self)
+{
+	Field *f = g_object_get_data(G_OBJECT(focus), "field");
+	if (!self->doc || !f || f->decimals < 0)
+		return;
+	gboolean typing = gtk_event_controller_focus_contains_focus(focus);
+	char text[CL_NAME_MAX];
+	format_field(cl_document_get_scene(self->doc), f, typing ? -1 : f->decimals, text, sizeof text);
+	if (!typing && gtk_widget_has_css_class(f->entry, "invalid"))
+		return; /* keep what was typed beside its message */
+	self->updating = TRUE;
+	gtk_editable_set_text(GTK_EDITABLE(f->entry), text);
+	self->updating = FALSE;
+}
+
+/* A labelled entry in a two-column grid; accessible as "<label>". Numbers
+ * show decimals digits and scrub per_pixel per pixel (0: no scrubbing). */
+static Field *add_field(ClInspector *self, GtkGrid *grid, int *row, FieldKind kind, int index, const char *text,
+						const char *accessible, const char *unit, const char *tooltip)
 {
 	Field *f = g_new0(Field, 1);
 	f->kind = kind;
 	f->index = index;
 	f->label = g_strdup(accessible);
-	f->key = g_strdup_printf("field:%d:%d", kind, index);
+	f->key = g_strdup_printf("field:%d:%d:%s", kind, index, accessible);
+	f->decimals = is_text(kind) || kind == F_STEPS ? -1 : 3;
+	f->per_pixel = kind == F_WALL_NX || kind == F_WALL_NY || f->decimals < 0 ? 0 : 0.01;
 	GtkWidget *label = gtk_label_new(text);
 	gtk_label_set_xalign(GTK_LABEL(label), 0);
 	gtk_widget_add_css_class(label, "dim-label");
 	f->entry = gtk_entry_new();
 	gtk_widget_set_hexpand(f->entry, TRUE);
-	gtk_editable_set_width_chars(GTK_EDITABLE(f->entry), 10);
+	gtk_editable_set_width_chars(GTK_EDITABLE(f->entry), 6);
 	if (!is_text(kind))
 		gtk_entry_set_input_purpose(GTK_ENTRY(f->entry), GTK_INPUT_PURPOSE_NUMBER);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(f->entry), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
 	gtk_widget_set_tooltip_text(f->entry, tooltip);
 	g_object_set_data(G_OBJECT(f->entry), "field", f);
 	g_signal_connect(f->entry, "changed", G_CALLBACK(entry_changed), self);
+	GtkEventController *focus = gtk_event_controller_focus_new();
+	g_object_set_data(G_OBJECT(focus), "field", f);
+	g_signal_connect(focus, "notify::contains-focus", G_CALLBACK(focus_changed), self);
+	gtk_widget_add_controller(f->entry, focus);
 	f->error = gtk_label_new(NULL);
 	gtk_label_set_wrap(GTK_LABEL(f->error), TRUE);
 	gtk_label_set_xalign(GTK_LABEL(f->error), 0);
@@ -255,6 +379,53 @@ static void add_field(ClInspector *self, GtkGrid *grid, int *row, FieldKind kind
 	gtk_grid_attach(grid, f->error, 0, *row + 1, 3, 1);
 	*row += 2;
 	g_ptr_array_add(self->fields, f);
+	f->scrub_label = label;
+	return f;
+}
+
+/* Makes the field's name a handle that scrubs its value. */
+static void make_scrubbable(ClInspector *self, Field *f)
+{
+	if (!(f->per_pixel > 0))
+		return;
+	GtkGesture *drag = gtk_gesture_drag_new();
+	g_object_set_data(G_OBJECT(drag), "field", f);
+	g_signal_connect(drag, "drag-begin", G_CALLBACK(scrub_begin), self);
+	g_signal_connect(drag, "drag-update", G_CALLBACK(scrub_update), self);
+	g_signal_connect(drag, "drag-end", G_CALLBACK(scrub_end), self);
+	gtk_widget_add_controller(f->scrub_label, GTK_EVENT_CONTROLLER(drag));
+	gtk_widget_set_cursor_from_name(f->scrub_label, "ew-resize");
+	gtk_widget_add_css_class(f->scrub_label, "scrub");
+	g_autofree char *tip = g_strdup_printf("Drag left or right to change %s live (Shift: finer); type in the box for "
+										   "an exact value",
+										   f->label);
+	gtk_widget_set_tooltip_text(f->scrub_label, tip);
+}
+
+/* The fields of the scene's (ball −1) or a ball's parameters, in the
+ * enumeration's order; the other group's parameters are left out. */
+static void add_param_fields(ClInspector *self, GtkGrid *grid, int *row, const ClScene *s, int ball)
+{
+	int count;
+	ClParam *params = cl_scene_params_new(s, ball < 0 ? CL_PARAMS_GLOBAL : CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS,
+										  ball, &count);
+	for (int k = 0; k < count; k++) {
+		const ClParam *p = &params[k];
+		const ParamLook *look = param_look(p);
+		gboolean global = p->target == CL_PARAM_ELASTICITY || p->target == CL_PARAM_FRICTION ||
+						  p->target == CL_PARAM_GRAVITY || p->target == CL_PARAM_DURATION;
+		if (!look || global != (ball < 0))
+			continue;
+		int axis = look->text[1] && p->axis == 1 ? 1 : 0;
+		g_autofree char *accessible = ball < 0 ? g_strdup(look->accessible[axis])
+											   : g_strdup_printf("Ball %s %s", s->balls[ball].id, look->accessible[axis]);
+		Field *f = add_field(self, grid, row, F_PARAM, ball, look->text[axis], accessible, look->unit, look->tip);
+		f->param = *p;
+		f->decimals = look->decimals;
+		f->per_pixel = look->per_pixel;
+		make_scrubbable(self, f);
+	}
+	free(params);
 }
 
 static GtkWidget *new_grid(void)
@@ -362,20 +533,13 @@ static void control_kind_changed(GtkDropDown *dropdown, GParamSpec *pspec, ClIns
 
 static void build_scene_section(ClInspector *self, const ClScene *s)
 {
-	(void)s;
 	gtk_box_append(GTK_BOX(self->box), heading("Scene"));
 	GtkWidget *grid = new_grid();
 	int row = 0;
 	add_field(self, GTK_GRID(grid), &row, F_NAME, 0, "Name", "Scene name", NULL, "Shown in the title bar and files");
-	add_field(self, GTK_GRID(grid), &row, F_DURATION, 0, "Duration T", "Duration", "s", "Simulated time");
 	add_field(self, GTK_GRID(grid), &row, F_STEPS, 0, "Steps N", "Steps", NULL,
 			  "Control intervals; dt = T / N (sequences are resampled)");
-	add_field(self, GTK_GRID(grid), &row, F_GRAVITY_X, 0, "Gravity x", "Gravity x", "m/s²", NULL);
-	add_field(self, GTK_GRID(grid), &row, F_GRAVITY_Y, 0, "Gravity y", "Gravity y", "m/s²", NULL);
-	add_field(self, GTK_GRID(grid), &row, F_ELASTICITY, 0, "Elasticity e", "Elasticity", NULL,
-			  "One restitution coefficient for every contact, in [0, 1]");
-	add_field(self, GTK_GRID(grid), &row, F_FRICTION, 0, "Friction μ", "Friction", NULL,
-			  "One Coulomb coefficient for every contact");
+	add_param_fields(self, GTK_GRID(grid), &row, s, -1);
 	gtk_box_append(GTK_BOX(self->box), grid);
 }
 
@@ -405,12 +569,7 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 	g_snprintf(name, sizeof name, "Ball %s " what, id);                                                                \
 	add_field(self, GTK_GRID(grid), &row, kind, i, text, name, unit, tip)
 		BALL_FIELD(F_BALL_ID, "Id", "id", NULL, "Names this ball in parameters (ID.position.x)");
-		BALL_FIELD(F_BALL_RADIUS, "Radius", "radius", "m", NULL);
-		BALL_FIELD(F_BALL_MASS, "Mass", "mass", "kg", NULL);
-		BALL_FIELD(F_BALL_PX, "Position x", "position x", "m", "At t = 0");
-		BALL_FIELD(F_BALL_PY, "Position y", "position y", "m", "At t = 0");
-		BALL_FIELD(F_BALL_VX, "Velocity x", "velocity x", "m/s", "At t = 0; or drag the arrow head");
-		BALL_FIELD(F_BALL_VY, "Velocity y", "velocity y", "m/s", "At t = 0; or drag the arrow head");
+		add_param_fields(self, GTK_GRID(grid), &row, s, i);
 		GtkWidget *label = gtk_label_new("Control");
 		gtk_label_set_xalign(GTK_LABEL(label), 0);
 		gtk_widget_add_css_class(label, "dim-label");
@@ -426,7 +585,9 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 		row++;
 		if (s->balls[i].control_kind == CL_CONTROL_CONSTANT) {
 			BALL_FIELD(F_BALL_UX, "Force x", "control x", "N", "Constant force in every interval");
+			make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
 			BALL_FIELD(F_BALL_UY, "Force y", "control y", "N", "Constant force in every interval");
+			make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
 		} else if (s->balls[i].control_kind == CL_CONTROL_SEQUENCE) {
 			GtkWidget *note = gtk_label_new("A force per control interval (edited by optimization or in the file).");
 			gtk_label_set_wrap(GTK_LABEL(note), TRUE);
@@ -447,7 +608,9 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 	add_field(self, GTK_GRID(grid), &row, kind, i, text, name, unit, tip)
 		WALL_FIELD(F_WALL_ID, "Id", "id", NULL, NULL);
 		WALL_FIELD(F_WALL_PX, "Point x", "point x", "m", "A point on the wall's line");
+		make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
 		WALL_FIELD(F_WALL_PY, "Point y", "point y", "m", "A point on the wall's line");
+		make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
 		WALL_FIELD(F_WALL_NX, "Normal x", "normal x", NULL, "Points into the free side; normalised by the loader");
 		WALL_FIELD(F_WALL_NY, "Normal y", "normal y", NULL, "Points into the free side; normalised by the loader");
 #undef WALL_FIELD
@@ -483,12 +646,14 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		int row = 1;
 		char label[64];
 		g_snprintf(label, sizeof label, "Loss %d weight", k + 1);
-		add_field(self, GTK_GRID(grid), &row, F_LOSS_WEIGHT, k, "Weight w", label, NULL, NULL);
+		make_scrubbable(self, add_field(self, GTK_GRID(grid), &row, F_LOSS_WEIGHT, k, "Weight w", label, NULL, NULL));
 		if (t->type == CL_LOSS_FINAL_POSITION) {
 			g_snprintf(label, sizeof label, "Loss %d target x", k + 1);
-			add_field(self, GTK_GRID(grid), &row, F_LOSS_TX, k, "Target x", label, "m", "Or drag the red marker");
+			make_scrubbable(self, add_field(self, GTK_GRID(grid), &row, F_LOSS_TX, k, "Target x", label, "m",
+											"Or drag the red marker"));
 			g_snprintf(label, sizeof label, "Loss %d target y", k + 1);
-			add_field(self, GTK_GRID(grid), &row, F_LOSS_TY, k, "Target y", label, "m", "Or drag the red marker");
+			make_scrubbable(self, add_field(self, GTK_GRID(grid), &row, F_LOSS_TY, k, "Target y", label, "m",
+											"Or drag the red marker"));
 		} else if (t->type == CL_LOSS_FINAL_COORDINATE) {
 			static const char *const axes[] = {"x", "y", NULL};
 			GtkWidget *axis = gtk_drop_down_new_from_strings(axes);
@@ -505,7 +670,12 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		}
 		gtk_box_append(GTK_BOX(self->box), grid);
 	}
-	GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+	/* wraps in a narrow sidebar */
+	GtkWidget *buttons = gtk_flow_box_new();
+	gtk_flow_box_set_selection_mode(GTK_FLOW_BOX(buttons), GTK_SELECTION_NONE);
+	gtk_flow_box_set_column_spacing(GTK_FLOW_BOX(buttons), 4);
+	gtk_flow_box_set_row_spacing(GTK_FLOW_BOX(buttons), 4);
+	gtk_flow_box_set_max_children_per_line(GTK_FLOW_BOX(buttons), 3);
 	gtk_widget_set_margin_top(buttons, 6);
 	static const struct {
 		ClLossType type;
@@ -521,7 +691,7 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		gtk_accessible_update_property(GTK_ACCESSIBLE(b), GTK_ACCESSIBLE_PROPERTY_LABEL, adds[i].tip, -1);
 		g_object_set_data(G_OBJECT(b), "type", GINT_TO_POINTER(adds[i].type));
 		g_signal_connect(b, "clicked", G_CALLBACK(add_loss), self);
-		gtk_box_append(GTK_BOX(buttons), b);
+		gtk_flow_box_append(GTK_FLOW_BOX(buttons), b);
 	}
 	gtk_box_append(GTK_BOX(self->box), buttons);
 }
@@ -539,7 +709,7 @@ static void update_values(ClInspector *self)
 			continue;
 		show_error(f, NULL);
 		char text[CL_NAME_MAX];
-		format_field(scene, f, text, sizeof text);
+		format_field(scene, f, f->decimals, text, sizeof text);
 		if (!g_str_equal(text, gtk_editable_get_text(GTK_EDITABLE(f->entry))))
 			gtk_editable_set_text(GTK_EDITABLE(f->entry), text);
 	}

@@ -10,7 +10,8 @@ struct _ClSceneCanvas {
 	ClWorkbench *workbench; /* while rooted */
 	ClDocument *doc;
 	gulong changed_handler;
-	gboolean *visible; /* the document's enabled backends, for the renderer */
+	gboolean *visible; /* the document's shown backends, for the renderer */
+	gboolean *hidden;  /* enabled but hidden: struck through in the legend */
 	double time;
 	ClTool tool;
 	ClView view;
@@ -26,6 +27,13 @@ struct _ClSceneCanvas {
 	double pan_last_x, pan_last_y;
 	double zoom_begin_scale;
 	double pointer_x, pointer_y;
+
+	/* the wall being drawn by the wall tool, from the press to the pointer */
+	gboolean drawing_wall, wall_flipped;
+	gboolean on_legend;
+	ClVec2 wall_from, wall_to;
+	char wall_problem[CL_MESSAGE_MAX]; /* why it would be refused, "" when it fits */
+	GtkWidget *explanation;            /* a popover beside the pointer */
 };
 
 G_DEFINE_FINAL_TYPE(ClSceneCanvas, cl_scene_canvas, GTK_TYPE_WIDGET)
@@ -44,6 +52,16 @@ static void sync_view_size(ClSceneCanvas *self)
 	self->view.height = gtk_widget_get_height(GTK_WIDGET(self));
 }
 
+/* What is drawn on screen, UI scale s applied: the same world under the
+ * same pixels, with text, lines and markers s times larger (the renderer
+ * draws in units of s pixels). Picking asks it in the same units. */
+static ClView scaled_view(ClSceneCanvas *self, double s)
+{
+	ClView view = self->view;
+	view.width /= s, view.height /= s, view.scale /= s;
+	return view;
+}
+
 /* The Run shown, if its scene has the balls the document's has. */
 static ClResult *shown_run(ClSceneCanvas *self)
 {
@@ -53,33 +71,66 @@ static ClResult *shown_run(ClSceneCanvas *self)
 
 static const gboolean *visible_backends(ClSceneCanvas *self)
 {
-	for (int b = 0; b < cl_backend_count(); b++)
-		self->visible[b] = cl_document_backend_enabled(self->doc, b);
+	for (int b = 0; b < cl_backend_count(); b++) {
+		self->visible[b] = cl_document_backend_shown(self->doc, b);
+		self->hidden[b] = cl_document_backend_enabled(self->doc, b) && !self->visible[b];
+	}
 	return self->visible;
 }
 
-static void render(ClSceneCanvas *self, cairo_t *cr, double width, double height, gboolean handles)
+static ClSceneRenderInput render_input(ClSceneCanvas *self, const ClView *view, gboolean handles)
 {
-	ClView view = self->view;
-	view.width = width;
-	view.height = height;
 	ClResult *run = shown_run(self);
 	ClPick none = {CL_PICK_NONE, -1};
-	ClSceneRenderInput in = {
+	return (ClSceneRenderInput){
 		.scene = cl_document_get_scene(self->doc),
 		.result_scene = run ? cl_result_scene(run) : NULL,
 		.result = run ? cl_result_payload(run) : NULL,
 		.result_stale = run && cl_document_is_stale(self->doc, run),
-		.view = &view,
+		.view = view,
 		.time = self->time,
 		.trail = 0.15,
 		.selection = handles ? cl_document_get_selection(self->doc) : none,
 		.hover = handles ? self->hover : none,
 		.backend_visible = visible_backends(self),
+		.backend_hidden = handles ? self->hidden : NULL,
 		.dark = is_dark(self),
 		.handles = handles,
 	};
+}
+
+static void render(ClSceneCanvas *self, cairo_t *cr, double width, double height, gboolean handles)
+{
+	double s = handles ? cl_workbench_ui_scale(GTK_WIDGET(self)) : 1.0;
+	ClView view = self->view;
+	view.width = width / s, view.height = height / s, view.scale = self->view.scale / s;
+	cairo_save(cr);
+	cairo_scale(cr, s, s);
+	ClSceneRenderInput in = render_input(self, &view, handles);
 	cl_scene_render(cr, &in);
+	if (handles && self->drawing_wall) {
+		ClVec2 point, normal;
+		if (cl_wall_from_drag(self->wall_from, self->wall_to, self->wall_flipped, &point, &normal))
+			cl_scene_draw_wall_preview(cr, &in, self->wall_from, self->wall_to, normal, self->wall_problem[0] != 0);
+	}
+	cairo_restore(cr);
+}
+
+/* What lies under (x, y): a legend row's backend (−1 for none) or an object. */
+static int legend_backend_at(ClSceneCanvas *self, double x, double y)
+{
+	double s = cl_workbench_ui_scale(GTK_WIDGET(self));
+	ClView view = scaled_view(self, s);
+	ClSceneRenderInput in = render_input(self, &view, TRUE);
+	return cl_scene_legend_pick(&in, x / s, y / s);
+}
+
+static ClPick pick_at(ClSceneCanvas *self, double x, double y)
+{
+	double s = cl_workbench_ui_scale(GTK_WIDGET(self));
+	ClView view = scaled_view(self, s);
+	return cl_scene_pick(cl_document_get_scene(self->doc), &view, x / s, y / s, cl_document_get_selection(self->doc),
+						 self->hover);
 }
 
 void cl_scene_canvas_render(ClSceneCanvas *self, cairo_t *cr, double width, double height)
@@ -163,13 +214,11 @@ static gboolean apply_add(ClScene *scene, gpointer data, char *message, gsize si
 	case CL_TOOL_BALL:
 		a->index = cl_edit_add_ball(scene, a->point, 0.1, message, size);
 		break;
-	case CL_TOOL_WALL:
-		a->index = cl_edit_add_wall(scene, a->point, (ClVec2){0, 1}, message, size);
-		break;
 	case CL_TOOL_TARGET:
 		a->index = cl_edit_set_target(scene, a->ball, a->point);
 		break;
 	case CL_TOOL_SELECT:
+	case CL_TOOL_WALL: /* drawn by a drag, added on release */
 		return FALSE;
 	}
 	return a->index >= 0;
@@ -202,8 +251,7 @@ static ClVec2 snapped(ClSceneCanvas *self, ClVec2 p, gboolean snap)
 
 static void begin_add(ClSceneCanvas *self, ClVec2 point)
 {
-	static const char *const labels[] = {[CL_TOOL_BALL] = "Add ball", [CL_TOOL_WALL] = "Add wall",
-										 [CL_TOOL_TARGET] = "Set target"};
+	static const char *const labels[] = {[CL_TOOL_BALL] = "Add ball", [CL_TOOL_TARGET] = "Set target"};
 	ClPick selected = cl_document_get_selection(self->doc);
 	Add add = {.tool = self->tool, .point = point, .ball = selected.kind == CL_PICK_BALL ? selected.index : -1};
 	g_autoptr(GError) error = NULL;
@@ -219,16 +267,104 @@ static void begin_add(ClSceneCanvas *self, ClVec2 point)
 		self->dragging = (ClPick){CL_PICK_BALL, add.index};
 		cl_document_select(self->doc, self->dragging);
 		break;
-	case CL_TOOL_WALL:
-		/* dragging from the press point sets the wall's direction */
-		self->dragging = (ClPick){CL_PICK_WALL_ROTATE, add.index};
-		self->anchor = point;
-		cl_document_select(self->doc, (ClPick){CL_PICK_WALL, add.index});
-		break;
 	default:
 		self->dragging = (ClPick){CL_PICK_TARGET, add.index};
 		break;
 	}
+}
+
+/* ------------------------------------------------------------ the wall tool */
+
+static void hide_explanation(ClSceneCanvas *self)
+{
+	if (self->explanation)
+		gtk_popover_popdown(GTK_POPOVER(self->explanation));
+}
+
+/* A sentence beside the pointer (x, y): why a wall was not added. */
+static void explain_at(ClSceneCanvas *self, double x, double y, const char *message)
+{
+	if (!self->explanation) {
+		self->explanation = gtk_popover_new();
+		gtk_widget_set_parent(self->explanation, GTK_WIDGET(self));
+		gtk_popover_set_autohide(GTK_POPOVER(self->explanation), TRUE);
+		GtkWidget *label = gtk_label_new(NULL);
+		gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+		gtk_label_set_max_width_chars(GTK_LABEL(label), 36);
+		gtk_label_set_xalign(GTK_LABEL(label), 0);
+		gtk_popover_set_child(GTK_POPOVER(self->explanation), label);
+	}
+	GtkWidget *label = gtk_popover_get_child(GTK_POPOVER(self->explanation));
+	g_autofree char *text = g_strdup_printf("Wall not added. %s", message);
+	gtk_label_set_text(GTK_LABEL(label), text);
+	gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+	gtk_popover_set_pointing_to(GTK_POPOVER(self->explanation), &(GdkRectangle){(int)x, (int)y, 1, 1});
+	gtk_popover_popup(GTK_POPOVER(self->explanation));
+}
+
+/* Whether the wall drawn so far would fit the scene, and why not. */
+static void judge_wall(ClSceneCanvas *self)
+{
+	ClVec2 point, normal;
+	self->wall_problem[0] = 0;
+	if (cl_wall_from_drag(self->wall_from, self->wall_to, self->wall_flipped, &point, &normal))
+		cl_wall_drag_problem(cl_document_get_scene(self->doc), point, normal, self->wall_problem,
+							 sizeof self->wall_problem);
+}
+
+typedef struct {
+	ClVec2 point, normal;
+	int index; /* out */
+} NewWall;
+
+static gboolean apply_new_wall(ClScene *scene, gpointer data, char *message, gsize size)
+{
+	NewWall *w = data;
+	w->index = cl_edit_add_wall(scene, w->point, w->normal, message, size);
+	return w->index >= 0;
+}
+
+/* On release: the wall as drawn, or a sentence beside the pointer saying
+ * why not; never another wall than the one drawn. */
+static void finish_wall(ClSceneCanvas *self, double x, double y)
+{
+	self->drawing_wall = FALSE;
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	NewWall wall = {.index = -1};
+	double pixels = hypot(self->wall_to.x - self->wall_from.x, self->wall_to.y - self->wall_from.y) * self->view.scale;
+	if (pixels < 8 || !cl_wall_from_drag(self->wall_from, self->wall_to, self->wall_flipped, &wall.point, &wall.normal)) {
+		explain_at(self, x, y, "Press and drag along the line the wall should follow; its solid side (hatched) is "
+							   "to the right of the drag, and F turns it round.");
+		return;
+	}
+	judge_wall(self);
+	if (self->wall_problem[0]) {
+		explain_at(self, x, y, self->wall_problem);
+		return;
+	}
+	g_autoptr(GError) error = NULL;
+	if (!cl_document_edit(self->doc, "Add wall", NULL, apply_new_wall, &wall, &error))
+		explain_at(self, x, y, error->message);
+	else
+		cl_document_select(self->doc, (ClPick){CL_PICK_WALL, wall.index});
+}
+
+static gboolean key_pressed(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+							ClSceneCanvas *self)
+{
+	(void)controller, (void)keycode, (void)state;
+	if (self->drawing_wall && (keyval == GDK_KEY_f || keyval == GDK_KEY_F)) {
+		self->wall_flipped = !self->wall_flipped;
+		judge_wall(self);
+		gtk_widget_queue_draw(GTK_WIDGET(self));
+		return TRUE;
+	}
+	if (self->drawing_wall && keyval == GDK_KEY_Escape) {
+		self->drawing_wall = FALSE;
+		gtk_widget_queue_draw(GTK_WIDGET(self));
+		return TRUE;
+	}
+	return FALSE;
 }
 
 static void drag_begin(GtkGestureDrag *gesture, double x, double y, ClSceneCanvas *self)
@@ -240,12 +376,27 @@ static void drag_begin(GtkGestureDrag *gesture, double x, double y, ClSceneCanva
 	ClVec2 w = cl_view_to_world(&self->view, x, y);
 	self->dragging = (ClPick){CL_PICK_NONE, -1};
 	self->panning = FALSE;
+	hide_explanation(self);
+	if (self->tool == CL_TOOL_WALL) {
+		self->drawing_wall = TRUE;
+		self->wall_flipped = FALSE;
+		self->wall_from = self->wall_to = snapped(self, w, snapping(GTK_EVENT_CONTROLLER(gesture)));
+		self->wall_problem[0] = 0;
+		return;
+	}
 	if (self->tool != CL_TOOL_SELECT) {
 		begin_add(self, snapped(self, w, snapping(GTK_EVENT_CONTROLLER(gesture))));
 		return;
 	}
+	/* a click on a backend in the legend hides or shows it everywhere */
+	int backend = legend_backend_at(self, x, y);
+	if (backend >= 0) {
+		cl_document_set_backend_hidden(self->doc, backend, cl_document_backend_shown(self->doc, backend));
+		gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+		return;
+	}
 	const ClScene *scene = cl_document_get_scene(self->doc);
-	ClPick pick = cl_scene_pick(scene, &self->view, x, y);
+	ClPick pick = pick_at(self, x, y);
 	cl_document_select(self->doc, pick);
 	self->dragging = pick;
 	ClVec2 origin = {0, 0};
@@ -291,11 +442,17 @@ static void drag_update(GtkGestureDrag *gesture, double dx, double dy, ClSceneCa
 		gtk_widget_queue_draw(GTK_WIDGET(self));
 		return;
 	}
-	if (self->dragging.kind == CL_PICK_NONE || !cl_document_in_gesture(self->doc))
-		return;
 	double sx, sy;
 	gtk_gesture_drag_get_start_point(gesture, &sx, &sy);
 	gboolean snap = snapping(GTK_EVENT_CONTROLLER(gesture));
+	if (self->drawing_wall) {
+		self->wall_to = snapped(self, cl_view_to_world(&self->view, sx + dx, sy + dy), snap);
+		judge_wall(self);
+		gtk_widget_queue_draw(GTK_WIDGET(self));
+		return;
+	}
+	if (self->dragging.kind == CL_PICK_NONE || !cl_document_in_gesture(self->doc))
+		return;
 	ClVec2 w = cl_view_to_world(&self->view, sx + dx, sy + dy);
 	Move move = {.what = self->dragging, .anchor = self->anchor};
 	if (self->dragging.kind == CL_PICK_VELOCITY || self->dragging.kind == CL_PICK_WALL_ROTATE)
@@ -313,8 +470,13 @@ static void drag_update(GtkGestureDrag *gesture, double dx, double dy, ClSceneCa
 
 static void drag_end(GtkGestureDrag *gesture, double dx, double dy, ClSceneCanvas *self)
 {
-	(void)gesture, (void)dx, (void)dy;
 	self->panning = FALSE;
+	if (self->drawing_wall && self->doc) {
+		double sx, sy;
+		gtk_gesture_drag_get_start_point(gesture, &sx, &sy);
+		finish_wall(self, sx + dx, sy + dy);
+		return;
+	}
 	self->dragging = (ClPick){CL_PICK_NONE, -1};
 	if (self->doc)
 		cl_document_commit(self->doc);
@@ -341,8 +503,13 @@ static void motion(GtkEventControllerMotion *controller, double x, double y, ClS
 	if (!self->doc)
 		return;
 	sync_view_size(self);
-	ClPick hover = cl_scene_pick(cl_document_get_scene(self->doc), &self->view, x, y);
-	if (hover.kind != self->hover.kind || hover.index != self->hover.index) {
+	ClPick hover = pick_at(self, x, y);
+	gboolean on_legend = self->tool == CL_TOOL_SELECT && legend_backend_at(self, x, y) >= 0;
+	if (on_legend != self->on_legend) {
+		self->on_legend = on_legend;
+		gtk_widget_set_cursor_from_name(GTK_WIDGET(self), on_legend ? "pointer" : "default");
+	}
+	if (!on_legend && (hover.kind != self->hover.kind || hover.index != self->hover.index)) {
 		self->hover = hover;
 		static const char *const cursors[] = {
 			[CL_PICK_NONE] = "default", [CL_PICK_BALL] = "move",		 [CL_PICK_VELOCITY] = "crosshair",
@@ -421,9 +588,25 @@ static void cl_scene_canvas_unroot(GtkWidget *widget)
 	GTK_WIDGET_CLASS(cl_scene_canvas_parent_class)->unroot(widget);
 }
 
+static void cl_scene_canvas_dispose(GObject *object)
+{
+	ClSceneCanvas *self = CL_SCENE_CANVAS(object);
+	g_clear_pointer(&self->explanation, gtk_widget_unparent);
+	G_OBJECT_CLASS(cl_scene_canvas_parent_class)->dispose(object);
+}
+
+static void cl_scene_canvas_size_allocate(GtkWidget *widget, int width, int height, int baseline)
+{
+	GTK_WIDGET_CLASS(cl_scene_canvas_parent_class)->size_allocate(widget, width, height, baseline);
+	ClSceneCanvas *self = CL_SCENE_CANVAS(widget);
+	if (self->explanation)
+		gtk_popover_present(GTK_POPOVER(self->explanation));
+}
+
 static void cl_scene_canvas_finalize(GObject *object)
 {
 	g_free(CL_SCENE_CANVAS(object)->visible);
+	g_free(CL_SCENE_CANVAS(object)->hidden);
 	G_OBJECT_CLASS(cl_scene_canvas_parent_class)->finalize(object);
 }
 
@@ -432,6 +615,8 @@ static void cl_scene_canvas_class_init(ClSceneCanvasClass *klass)
 	GObjectClass *object_class = G_OBJECT_CLASS(klass);
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 	object_class->finalize = cl_scene_canvas_finalize;
+	object_class->dispose = cl_scene_canvas_dispose;
+	widget_class->size_allocate = cl_scene_canvas_size_allocate;
 	widget_class->snapshot = cl_scene_canvas_snapshot;
 	widget_class->root = cl_scene_canvas_root;
 	widget_class->unroot = cl_scene_canvas_unroot;
@@ -451,12 +636,13 @@ static void cl_scene_canvas_init(ClSceneCanvas *self)
 	self->view = (ClView){.center_x = 0, .center_y = 0, .scale = 120, .width = 400, .height = 300};
 	self->hover = self->dragging = (ClPick){CL_PICK_NONE, -1};
 	self->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
+	self->hidden = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	gtk_widget_set_focusable(widget, TRUE);
 	gtk_widget_set_hexpand(widget, TRUE);
 	gtk_widget_set_vexpand(widget, TRUE);
 	gtk_accessible_update_property(GTK_ACCESSIBLE(self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Scene canvas",
 								   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-								   "Balls, walls, target and trajectories. Drag to edit; scroll to zoom.", -1);
+								   "Balls, walls, target and trajectories. Drag to edit; scroll to zoom; click a backend in the legend to hide or show it.", -1);
 
 	GtkGesture *drag = gtk_gesture_drag_new();
 	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
@@ -478,6 +664,10 @@ static void cl_scene_canvas_init(ClSceneCanvas *self)
 	GtkEventController *wheel = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
 	g_signal_connect(wheel, "scroll", G_CALLBACK(scroll), self);
 	gtk_widget_add_controller(widget, wheel);
+
+	GtkEventController *keys = gtk_event_controller_key_new();
+	g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed), self);
+	gtk_widget_add_controller(widget, keys);
 
 	GtkGesture *pinch = gtk_gesture_zoom_new();
 	g_signal_connect(pinch, "begin", G_CALLBACK(pinch_begin), self);

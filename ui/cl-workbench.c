@@ -48,3 +48,10 @@ void cl_workbench_report_error(ClWorkbench *self, const char *primary, const GEr
 	if (error)
 		cl_workbench_report(self, primary, error->message);
 }
+
+double cl_workbench_ui_scale(GtkWidget *widget)
+{
+	int dpi = 0;
+	g_object_get(gtk_widget_get_settings(widget), "gtk-xft-dpi", &dpi, NULL);
+	return dpi > 0 ? CLAMP(dpi / (96.0 * 1024), 1.0, 3.0) : 1.0;
+}

@@ -43,4 +43,9 @@ void cl_workbench_report(ClWorkbench *self, const char *primary, const char *det
 /* report with an error's message (error may be NULL: nothing happens). */
 void cl_workbench_report_error(ClWorkbench *self, const char *primary, const GError *error);
 
+/* The factor text, lines and markers of figures are drawn at: the font
+ * resolution over 96 dpi (presentation mode raises it; so does the
+ * desktop's text scaling), at least 1. */
+double cl_workbench_ui_scale(GtkWidget *widget);
+
 G_END_DECLS

@@ -53,7 +53,7 @@ int cl_cmd_backends(int argc, char **argv, gboolean check_only)
 		g_string_append_printf(out, "  family %s, TOI %s, mirrors %s%s\n", info->family, info->toi ? "yes" : "no",
 							   info->mirrors,
 							   info->gradient_is_derivative ? "" : "; its gradient is not the derivative of its forward map");
-		g_string_append_printf(out, "  %s\n", info->summary);
+		g_string_append_printf(out, "  %s\n  %s\n", info->intro, info->summary);
 		if (info->param_count)
 			g_string_append(out, "  parameters:\n");
 		for (int i = 0; i < info->param_count; i++)

@@ -38,6 +38,12 @@ static void put_table(GString *out, const ClConvergenceRun *run)
 	}
 }
 
+static GArray *parse_steps_option(const char *text, GError **error)
+{
+	g_autofree char *field = g_strdup_printf("--steps %s", text);
+	return cl_convergence_parse_steps(text, field, error);
+}
+
 int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *parameter = NULL, *steps_text = NULL, *csv = NULL;
@@ -69,7 +75,7 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "convergence: --param NAME is required");
 		goto out;
 	}
-	if (!(steps = steps_text ? cl_convergence_parse_steps(steps_text, &error) : cl_convergence_default_steps()) ||
+	if (!(steps = steps_text ? parse_steps_option(steps_text, &error) : cl_convergence_default_steps()) ||
 		!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;

@@ -33,6 +33,7 @@ struct _ClDocument {
 	int selected_index;
 
 	gboolean *enabled;
+	gboolean *hidden; /* enabled but not drawn (a legend click, a comparison focus) */
 	ClResult *results[CL_RESULT_KIND_COUNT];
 };
 
@@ -315,6 +316,15 @@ gboolean cl_document_load_preset(ClDocument *doc, const char *id, GError **error
 	return TRUE;
 }
 
+void cl_document_set_path(ClDocument *doc, const char *path)
+{
+	if (g_strcmp0(path, doc->path) == 0)
+		return;
+	g_free(doc->path);
+	doc->path = g_strdup(path);
+	emit(doc, CL_DOCUMENT_FILE);
+}
+
 gboolean cl_document_save(ClDocument *doc, const char *path, GError **error)
 {
 	if (!cl_scene_file_save(doc->scene, path, error))
@@ -387,6 +397,48 @@ void cl_document_set_backend_enabled(ClDocument *doc, int backend, gboolean enab
 	emit(doc, CL_DOCUMENT_BACKENDS);
 }
 
+gboolean cl_document_backend_shown(ClDocument *doc, int backend)
+{
+	return cl_document_backend_enabled(doc, backend) && !doc->hidden[backend];
+}
+
+void cl_document_set_backend_hidden(ClDocument *doc, int backend, gboolean hidden)
+{
+	g_return_if_fail(backend >= 0 && backend < cl_backend_count());
+	if (doc->hidden[backend] == !!hidden)
+		return;
+	doc->hidden[backend] = !!hidden;
+	emit(doc, CL_DOCUMENT_BACKENDS);
+}
+
+void cl_document_focus_backend(ClDocument *doc, int backend)
+{
+	gboolean changed = FALSE;
+	for (int b = 0; b < cl_backend_count(); b++) {
+		gboolean hide = backend >= 0 && b != backend && !cl_backend_is_reference(b);
+		changed |= doc->hidden[b] != hide;
+		doc->hidden[b] = hide;
+	}
+	if (backend >= 0 && !doc->enabled[backend]) {
+		doc->enabled[backend] = TRUE;
+		changed = TRUE;
+	}
+	if (changed)
+		emit(doc, CL_DOCUMENT_BACKENDS);
+}
+
+int cl_document_focused_backend(ClDocument *doc)
+{
+	int focused = -1, shown = 0;
+	for (int b = 0; b < cl_backend_count(); b++)
+		if (!cl_backend_is_reference(b) && cl_document_backend_shown(doc, b))
+			focused = b, shown++;
+	for (int b = 0; b < cl_backend_count(); b++)
+		if (!cl_backend_is_reference(b) && doc->enabled[b] && b != focused && !doc->hidden[b])
+			return -1;
+	return shown == 1 ? focused : -1;
+}
+
 GArray *cl_document_enabled_backends(ClDocument *doc)
 {
 	GArray *list = g_array_new(FALSE, FALSE, sizeof(int));
@@ -452,6 +504,7 @@ static void cl_document_finalize(GObject *object)
 	g_free(doc->recovery_path);
 	g_free(doc->selected_id);
 	g_free(doc->enabled);
+	g_free(doc->hidden);
 	G_OBJECT_CLASS(cl_document_parent_class)->finalize(object);
 }
 
@@ -471,6 +524,7 @@ static void cl_document_init(ClDocument *doc)
 	doc->enabled = g_new(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	for (int b = 0; b < cl_backend_count(); b++)
 		doc->enabled[b] = TRUE;
+	doc->hidden = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	doc->selected_kind = CL_PICK_NONE;
 	doc->selected_index = -1;
 	doc->revision = 1;

@@ -67,6 +67,9 @@ gboolean cl_document_in_gesture(ClDocument *doc);
 void cl_document_replace(ClDocument *doc, ClScene *scene, const char *path, gboolean dirty, const char *label);
 gboolean cl_document_open(ClDocument *doc, const char *path, GError **error);
 gboolean cl_document_load_preset(ClDocument *doc, const char *id, GError **error);
+/* Ties the document to another file (NULL: none) without touching the
+ * scene or its dirty state: an undone load goes back to the file it was of. */
+void cl_document_set_path(ClDocument *doc, const char *path);
 /* Writes the scene to path atomically; the document is then that file's, clean. */
 gboolean cl_document_save(ClDocument *doc, const char *path, GError **error);
 
@@ -100,6 +103,16 @@ void cl_document_select(ClDocument *doc, ClPick pick);
 
 gboolean cl_document_backend_enabled(ClDocument *doc, int backend);
 void cl_document_set_backend_enabled(ClDocument *doc, int backend, gboolean enabled);
+/* Shown: enabled and not hidden. A hidden backend is still computed (its
+ * gradient row, its curves) but no view draws it: a click on it in a legend
+ * hides or shows it everywhere. View state, not an edit: never undone. */
+gboolean cl_document_backend_shown(ClDocument *doc, int backend);
+void cl_document_set_backend_hidden(ClDocument *doc, int backend, gboolean hidden);
+/* Shows the reference and backend only (enabling backend if need be);
+ * backend −1 shows every enabled backend again. */
+void cl_document_focus_backend(ClDocument *doc, int backend);
+/* The backend shown alone beside the reference, or −1. */
+int cl_document_focused_backend(ClDocument *doc);
 /* The enabled backends' registry indices, in registry order (g_array_unref it). */
 GArray *cl_document_enabled_backends(ClDocument *doc);
 

@@ -9,7 +9,7 @@ static double distance(ClVec2 a, ClVec2 b)
 	return hypot(a.x - b.x, a.y - b.y);
 }
 
-ClPick cl_scene_pick(const ClScene *scene, const ClView *view, double sx, double sy)
+ClPick cl_scene_pick(const ClScene *scene, const ClView *view, double sx, double sy, ClPick selection, ClPick hover)
 {
 	ClVec2 p = cl_view_to_world(view, sx, sy);
 	double tol = CL_PICK_TOLERANCE / view->scale;
@@ -17,7 +17,7 @@ ClPick cl_scene_pick(const ClScene *scene, const ClView *view, double sx, double
 		if (scene->loss[i].type == CL_LOSS_FINAL_POSITION && distance(p, scene->loss[i].target) <= 1.5 * tol)
 			return (ClPick){CL_PICK_TARGET, i};
 	for (int i = scene->ball_count - 1; i >= 0; i--)
-		if (distance(p, cl_velocity_handle(scene, view, i)) <= tol)
+		if (cl_ball_has_handles(scene, i, selection, hover) && distance(p, cl_velocity_handle(scene, view, i)) <= tol)
 			return (ClPick){CL_PICK_VELOCITY, i};
 	for (int i = scene->wall_count - 1; i >= 0; i--)
 		if (distance(p, cl_wall_rotate_handle(scene, view, i)) <= tol)
@@ -127,6 +127,42 @@ int cl_edit_add_wall(ClScene *scene, ClVec2 point, ClVec2 normal, char *message,
 		return -1;
 	}
 	return scene->wall_count - 1;
+}
+
+bool cl_wall_from_drag(ClVec2 from, ClVec2 to, bool flipped, ClVec2 *point, ClVec2 *normal)
+{
+	ClVec2 d = {to.x - from.x, to.y - from.y};
+	double length = hypot(d.x, d.y);
+	if (!(length > 0) || !isfinite(length))
+		return false;
+	/* world y points up: the left of d is (−d.y, d.x); the free side is
+	 * there, so the solid side lies to the right of the drag on screen */
+	double sign = flipped ? -1 : 1;
+	*normal = (ClVec2){-sign * d.y / length, sign * d.x / length};
+	*point = (ClVec2){(from.x + to.x) / 2, (from.y + to.y) / 2};
+	return true;
+}
+
+bool cl_wall_drag_problem(const ClScene *scene, ClVec2 point, ClVec2 normal, char *message, size_t size)
+{
+	for (int i = 0; i < scene->ball_count; i++) {
+		const ClBall *b = &scene->balls[i];
+		double gap = (b->position.x - point.x) * normal.x + (b->position.y - point.y) * normal.y;
+		if (gap >= b->radius)
+			continue;
+		if (gap <= -b->radius)
+			snprintf(message, size,
+					 "Ball “%s” would be inside the wall's solid side (the hatched one). Press F while dragging to "
+					 "turn the wall round, or draw it on the other side of the ball.",
+					 b->id);
+		else
+			snprintf(message, size,
+					 "The wall would cut %.3g m into ball “%s”. Draw it at least %.3g m from the ball's centre, or "
+					 "press F while dragging to turn it round.",
+					 b->radius - gap, b->id, b->radius);
+		return true;
+	}
+	return false;
 }
 
 int cl_edit_set_target(ClScene *scene, int ball, ClVec2 target)

@@ -487,9 +487,9 @@ static gboolean read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, co
 
 static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node)
 {
-	static const char *const keys[] = {"contactlab", "name",	 "duration", "steps", "gravity",  "elasticity",
-									   "friction",	 "balls",	 "walls",	 "loss",  "optimize", "backends",
-									   NULL};
+	static const char *const keys[] = {"contactlab", "name",  "description", "duration", "steps",	"gravity",
+									   "elasticity", "friction", "balls",		"walls",	"loss",		"optimize",
+									   "backends",	 NULL};
 	if (!root_node || !JSON_NODE_HOLDS_OBJECT(root_node))
 		return cl_json_fail(rd, "(top level)", "must be a JSON object {\"contactlab\": 1, …}");
 	JsonObject *root = json_node_get_object(root_node);
@@ -503,6 +503,9 @@ static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node
 		return FALSE;
 	JsonNode *name = json_object_get_member(root, "name");
 	if (name && !read_id(rd, name, "name", scene->name, sizeof scene->name))
+		return FALSE;
+	JsonNode *description = json_object_get_member(root, "description");
+	if (description && !read_id(rd, description, "description", scene->description, sizeof scene->description))
 		return FALSE;
 	if (!number_member(rd, root, "", "duration", TRUE, &scene->duration))
 		return FALSE;
@@ -635,6 +638,10 @@ char *cl_scene_file_to_json(const ClScene *scene)
 {
 	GString *out = g_string_new("{\n  \"contactlab\": 1,\n  \"name\": ");
 	cl_json_append_string(out, scene->name);
+	if (scene->description[0]) {
+		g_string_append(out, ",\n  \"description\": ");
+		cl_json_append_string(out, scene->description);
+	}
 	g_string_append(out, ",\n  \"duration\": ");
 	put_number(out, scene->duration);
 	g_string_append_printf(out, ",\n  \"steps\": %d,\n  \"gravity\": ", scene->steps);
@@ -885,6 +892,45 @@ const char *cl_data_dir(void)
 	if (g_once_init_enter(&dir))
 		g_once_init_leave(&dir, default_data_dir());
 	return dir;
+}
+
+static void preset_info_free(gpointer data)
+{
+	ClPresetInfo *info = data;
+	g_free(info->id);
+	g_free(info->name);
+	g_free(info->description);
+	g_free(info);
+}
+
+static int compare_presets(gconstpointer a, gconstpointer b)
+{
+	const ClPresetInfo *x = *(ClPresetInfo *const *)a, *y = *(ClPresetInfo *const *)b;
+	return strcmp(x->id, y->id);
+}
+
+GPtrArray *cl_preset_list(void)
+{
+	GPtrArray *list = g_ptr_array_new_with_free_func(preset_info_free);
+	g_autofree char *folder = g_build_filename(cl_data_dir(), "presets", NULL);
+	GDir *dir = g_dir_open(folder, 0, NULL);
+	for (const char *file; dir && (file = g_dir_read_name(dir));) {
+		if (!g_str_has_suffix(file, ".json"))
+			continue;
+		g_autofree char *id = g_strndup(file, strlen(file) - strlen(".json"));
+		g_autoptr(ClScene) scene = cl_preset_load(id, NULL);
+		if (!scene)
+			continue; /* a broken preset is reported when it is loaded */
+		ClPresetInfo *info = g_new(ClPresetInfo, 1);
+		info->id = g_steal_pointer(&id);
+		info->name = g_strdup(scene->name);
+		info->description = g_strdup(scene->description);
+		g_ptr_array_add(list, info);
+	}
+	if (dir)
+		g_dir_close(dir);
+	g_ptr_array_sort(list, compare_presets);
+	return list;
 }
 
 ClScene *cl_preset_load(const char *id, GError **error)

@@ -41,5 +41,14 @@ gboolean cl_scene_apply_setting(ClScene *scene, const char *setting, GError **er
 /* The folder holding presets/ and reference/: $CONTACTLAB_DATA_DIR, the
  * source tree's data/ when run from a build tree, or the installed datadir. */
 const char *cl_data_dir(void);
+typedef struct {
+	char *id;          /* the file name without .json: load-preset's argument */
+	char *name;        /* the scene's name */
+	char *description; /* its one line, "" when it has none */
+} ClPresetInfo;
+
+/* Every scene in data/presets/ that loads, by id (a GPtrArray of
+ * ClPresetInfo; g_ptr_array_unref it). */
+GPtrArray *cl_preset_list(void);
 /* Loads data/presets/ID.json. */
 ClScene *cl_preset_load(const char *id, GError **error);

@@ -40,10 +40,18 @@ ClPlotColor cl_backend_plot_color(int backend)
 ClPlotColor cl_backend_color(int backend, ClPlotThemeKind theme)
 {
 	ClPlotColor color = cl_backend_plot_color(backend);
-	if (!cl_plot_color_is_foreground(color))
-		return color;
-	double v = theme == CL_PLOT_THEME_DARK ? 0.92 : 0.10;
-	return (ClPlotColor){v, v, v, 1};
+	gboolean dark = theme == CL_PLOT_THEME_DARK;
+	if (cl_plot_color_is_foreground(color)) {
+		double v = dark ? 0.92 : 0.10;
+		return (ClPlotColor){v, v, v, 1};
+	}
+	return cl_plot_color_legible(color, cl_theme_background(theme), CL_PLOT_LEGIBLE_CONTRAST);
+}
+
+ClPlotColor cl_theme_background(ClPlotThemeKind theme)
+{
+	/* the plots' (plots/render.c) and the scene canvas's */
+	return theme == CL_PLOT_THEME_DARK ? (ClPlotColor){0.141, 0.141, 0.141, 1} : (ClPlotColor){1, 1, 1, 1};
 }
 
 void cl_backend_color_hex(int backend, ClPlotThemeKind theme, char hex[8])

@@ -19,7 +19,7 @@ GArray *cl_convergence_default_steps(void)
 	return steps;
 }
 
-GArray *cl_convergence_parse_steps(const char *text, GError **error)
+GArray *cl_convergence_parse_steps(const char *text, const char *field, GError **error)
 {
 	GArray *steps = g_array_new(FALSE, FALSE, sizeof(int));
 	char **parts = g_strsplit(text, ",", -1);
@@ -29,14 +29,14 @@ GArray *cl_convergence_parse_steps(const char *text, GError **error)
 		long n = strtol(entry, &end, 10);
 		if (!*entry || *end || errno || n < 1 || n > CL_MAX_STEPS) {
 			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-						"--steps %s: \"%s\" is not a step count (an integer from 1 to %d)", text, entry, CL_MAX_STEPS);
+						"%s: \"%s\" is not a step count (a whole number from 1 to %d)", field, entry, CL_MAX_STEPS);
 			goto fail;
 		}
 		int value = (int)n;
 		g_array_append_val(steps, value);
 	}
 	if (steps->len == 0 || steps->len > CONVERGENCE_STEP_LIST_MAX) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps %s: give 1 to %d step counts", text,
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: give 1 to %d step counts", field,
 					CONVERGENCE_STEP_LIST_MAX);
 		goto fail;
 	}

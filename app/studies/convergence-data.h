@@ -10,7 +10,9 @@
 GArray *cl_convergence_default_steps(void);
 /* "60,120,240": positive step counts, at most 256 of them; on error the
  * message names the offending entry. Returns an array of int. */
-GArray *cl_convergence_parse_steps(const char *text, GError **error);
+/* field names the input in messages: "--steps 60,x" on the command line,
+ * the entry's label in the window. */
+GArray *cl_convergence_parse_steps(const char *text, const char *field, GError **error);
 
 /* A finished (or failed) run: its definition's data and the points. */
 typedef struct ClConvergenceRun {

@@ -183,7 +183,7 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 	case CL_SWEEP_SIGN_AGREEMENT:
 	default:
 		cl_plot_figure_set_color_scale(f, CL_PLOT_COLORMAP_VIRIDIS, 0, 1, CL_PLOT_SCALE_LINEAR,
-									   "sign agreement with exact");
+									   "sign agreement with exact (0.5: one of the two signs wrong)");
 		break;
 	}
 	char *scene_name = g_markup_escape_text(scene->name, -1);
@@ -671,4 +671,32 @@ ClPlotFigure *cl_figure_paper(int number, GError **error)
 	}
 	cl_scene_free(scene);
 	return figure;
+}
+
+const char *cl_figure_heatmap_key(ClSweepQuantity quantity)
+{
+	switch (quantity) {
+	case CL_SWEEP_LOSS:
+		return "Colour: the loss L (dark low, yellow high). Arrows: −∇L, the way gradient descent would step from "
+			   "each point, by that panel's own gradient. ☆: the scene's current values.";
+	case CL_SWEEP_GRAD_X:
+	case CL_SWEEP_GRAD_Y:
+		return "Colour: the derivative (blue negative, grey zero, red positive). ☆: the scene's current values.";
+	case CL_SWEEP_ANGLE_ERROR:
+		return "Colour: degrees between the panel's gradient and exact's (0° points the same way, 180° opposite). "
+			   "☆: the scene's current values.";
+	case CL_SWEEP_SIGN_AGREEMENT:
+		return "Colour: 1 when both components of the gradient have exact's sign, 0.5 when one of the two has the "
+			   "wrong sign, 0 when both do. ☆: the scene's current values.";
+	case CL_SWEEP_SMOOTHED_LOSS:
+		return "Colour: the smoothed loss F_σ, the mean loss over the random samples around each point. ☆: the "
+			   "scene's current values.";
+	case CL_SWEEP_FOBG_BIAS_X:
+	case CL_SWEEP_FOBG_BIAS_Y:
+		return "Colour: the first-order estimate minus exact's zeroth-order one (grey: none), how far the mean "
+			   "gradient is from the smoothed derivative. ☆: the scene's current values.";
+	default:
+		return "Colour: an estimate of the smoothed derivative (blue negative, grey zero, red positive). ☆: the "
+			   "scene's current values.";
+	}
 }

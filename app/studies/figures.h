@@ -76,3 +76,6 @@ ClPlotFigure *cl_figure_parameter_study(const ClScene *scene, const char *parame
 
 /* Computes and builds the paper's Figure 2, 4 or 5 from the presets. */
 ClPlotFigure *cl_figure_paper(int number, GError **error);
+
+/* One line on what a heatmap of quantity encodes: colour, arrows, star. */
+const char *cl_figure_heatmap_key(ClSweepQuantity quantity);

@@ -76,6 +76,19 @@ static ClVec2 tangent_of(ClVec2 normal)
 	return (ClVec2){-normal.y, normal.x};
 }
 
+/* Above this many balls only the selected or hovered one is labelled. */
+#define CROWDED_BALLS 12
+
+static bool is_ball_pick(ClPick pick, int ball)
+{
+	return pick.index == ball && (pick.kind == CL_PICK_BALL || pick.kind == CL_PICK_VELOCITY);
+}
+
+bool cl_ball_has_handles(const ClScene *scene, int ball, ClPick selection, ClPick hover)
+{
+	return scene->ball_count <= CROWDED_BALLS || is_ball_pick(selection, ball) || is_ball_pick(hover, ball);
+}
+
 ClVec2 cl_velocity_handle(const ClScene *scene, const ClView *view, int ball)
 {
 	const ClBall *b = &scene->balls[ball];
@@ -160,6 +173,8 @@ typedef struct {
 	const ClSceneRenderInput *in;
 	const ClView *view;
 	double fg[3], bg[3], muted[3];
+	double arrow[3], target[3]; /* velocity arrows, loss targets: legible in the theme */
+	char arrow_hex[8], target_hex[8];
 	PangoLayout *layout;
 } Ctx;
 
@@ -244,6 +259,34 @@ static void draw_grid(Ctx *c)
 	}
 }
 
+/* The solid side of a wall along the screen segment a–b: a band with
+ * hatching, away from the screen normal nd (which points into the free side). */
+static void draw_solid_side(Ctx *c, ClVec2 a, ClVec2 b, ClVec2 nd, const double ink[3])
+{
+	cairo_t *cr = c->cr;
+	double depth = 14;
+	cairo_move_to(cr, a.x, a.y);
+	cairo_line_to(cr, b.x, b.y);
+	cairo_line_to(cr, b.x - depth * nd.x, b.y - depth * nd.y);
+	cairo_line_to(cr, a.x - depth * nd.x, a.y - depth * nd.y);
+	cairo_close_path(cr);
+	set_rgb(cr, ink, 0.08);
+	cairo_fill_preserve(cr);
+	cairo_save(cr);
+	cairo_clip(cr);
+	double length = hypot(b.x - a.x, b.y - a.y);
+	ClVec2 td = {(b.x - a.x) / length, (b.y - a.y) / length};
+	set_rgb(cr, ink, 0.5);
+	cairo_set_line_width(cr, 1);
+	for (double s = 0; s < length + depth; s += 8) {
+		ClVec2 p = {a.x + s * td.x, a.y + s * td.y};
+		cairo_move_to(cr, p.x, p.y);
+		cairo_line_to(cr, p.x - depth * nd.x - depth * td.x, p.y - depth * nd.y - depth * td.y);
+	}
+	cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
 static void draw_walls(Ctx *c)
 {
 	cairo_t *cr = c->cr;
@@ -259,28 +302,7 @@ static void draw_walls(Ctx *c)
 		ClVec2 a = screen(c, (ClVec2){m.x - reach * t.x, m.y - reach * t.y});
 		ClVec2 b = screen(c, (ClVec2){m.x + reach * t.x, m.y + reach * t.y});
 		ClVec2 nd = {n.x, -n.y}; /* the normal in screen coordinates */
-		double depth = 14;
-		/* the solid side: a light band with hatching */
-		cairo_move_to(cr, a.x, a.y);
-		cairo_line_to(cr, b.x, b.y);
-		cairo_line_to(cr, b.x - depth * nd.x, b.y - depth * nd.y);
-		cairo_line_to(cr, a.x - depth * nd.x, a.y - depth * nd.y);
-		cairo_close_path(cr);
-		set_rgb(cr, c->fg, 0.07);
-		cairo_fill_preserve(cr);
-		cairo_save(cr);
-		cairo_clip(cr);
-		double length = hypot(b.x - a.x, b.y - a.y);
-		ClVec2 td = {(b.x - a.x) / length, (b.y - a.y) / length};
-		set_rgb(cr, c->fg, 0.45);
-		cairo_set_line_width(cr, 1);
-		for (double s = 0; s < length; s += 8) {
-			ClVec2 p = {a.x + s * td.x, a.y + s * td.y};
-			cairo_move_to(cr, p.x, p.y);
-			cairo_line_to(cr, p.x - depth * nd.x - depth * td.x, p.y - depth * nd.y - depth * td.y);
-		}
-		cairo_stroke(cr);
-		cairo_restore(cr);
+		draw_solid_side(c, a, b, nd, c->fg);
 		gboolean selected = (c->in->selection.kind == CL_PICK_WALL || c->in->selection.kind == CL_PICK_WALL_ROTATE) &&
 							c->in->selection.index == i;
 		set_rgb(cr, c->fg, 0.85);
@@ -344,12 +366,27 @@ static void trajectory_path(Ctx *c, const ClRunBackend *r, int ball, int from, i
 	}
 }
 
+/* A crowd's trajectories get thinner as the view zooms out (a ball a few
+ * pixels wide gets a line a fraction of that), so a rack stays readable. */
+static double trajectory_thinning(const Ctx *c)
+{
+	const ClScene *scene = c->in->scene;
+	if (scene->ball_count <= CROWDED_BALLS)
+		return 1.0;
+	double radius = 0;
+	for (int i = 0; i < scene->ball_count; i++)
+		radius += scene->balls[i].radius;
+	double pixels = radius / scene->ball_count * c->view->scale;
+	return fmin(1.0, fmax(0.3, pixels / 8));
+}
+
 static void draw_trajectories(Ctx *c)
 {
 	cairo_t *cr = c->cr;
 	ClRunData *result = c->in->result;
 	const ClScene *scene = c->in->result_scene;
 	double alpha = c->in->result_stale ? 0.35 : 1.0;
+	double thin = trajectory_thinning(c);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	/* exact first and wide, so every backend is read against it */
@@ -364,17 +401,17 @@ static void draw_trajectories(Ctx *c)
 				trajectory_path(c, r, ball, 0, r->steps_done);
 				if (pass == 0) {
 					set_rgb(cr, rgb, 0.14 * alpha);
-					cairo_set_line_width(cr, 7);
+					cairo_set_line_width(cr, 7 * thin);
 					cairo_stroke_preserve(cr);
 					set_rgb(cr, rgb, 0.9 * alpha);
-					cairo_set_line_width(cr, 1.4);
+					cairo_set_line_width(cr, 1.4 * thin);
 					double dash[] = {6, 3};
 					cairo_set_dash(cr, dash, 2, 0);
 					cairo_stroke(cr);
 					cairo_set_dash(cr, NULL, 0, 0);
 				} else {
 					set_rgb(cr, rgb, 0.85 * alpha);
-					cairo_set_line_width(cr, 1.6);
+					cairo_set_line_width(cr, 1.6 * thin);
 					cairo_stroke(cr);
 				}
 			}
@@ -447,7 +484,7 @@ static void draw_targets(Ctx *c)
 			continue;
 		ClVec2 q = screen(c, t->target);
 		gboolean selected = c->in->selection.kind == CL_PICK_TARGET && c->in->selection.index == i;
-		cairo_set_source_rgba(cr, 0.85, 0.1, 0.1, 0.9);
+		set_rgb(cr, c->target, 0.95);
 		cairo_set_line_width(cr, selected ? 2.5 : 1.5);
 		cairo_arc(cr, q.x, q.y, 9, 0, 2 * G_PI);
 		cairo_stroke(cr);
@@ -460,7 +497,7 @@ static void draw_targets(Ctx *c)
 		cairo_stroke(cr);
 		char label[CL_ID_MAX + 64];
 		const char *ball = t->ball >= 0 && t->ball < scene->ball_count ? scene->balls[t->ball].id : "?";
-		g_snprintf(label, sizeof label, "<span size='small' foreground='#c01c28'>target of %s</span>", ball);
+		g_snprintf(label, sizeof label, "<span size='small' foreground='%s'>target of %s</span>", c->target_hex, ball);
 		text(c, q.x + 12, q.y - 12, label, 0, 1);
 	}
 }
@@ -498,22 +535,28 @@ static void draw_balls(Ctx *c)
 			cairo_line_to(cr, q.x, q.y + 4);
 			cairo_stroke(cr);
 		}
-		/* initial velocity: the arrow, or a knob to pull one out of a resting ball */
+		/* initial velocity: the arrow, or a knob to pull one out of a resting ball;
+		 * in a crowd only the selected or hovered ball has its knob and labels */
+		gboolean labelled = cl_ball_has_handles(scene, i, c->in->selection, c->in->hover);
 		ClVec2 head = screen(c, cl_velocity_handle(scene, c->view, i));
 		gboolean has_arrow =
 			hypot(b->velocity.x, b->velocity.y) * CL_ARROW_SECONDS >= b->radius + 10.0 / c->view->scale;
-		cairo_set_source_rgba(cr, 0.10, 0.37, 0.71, ghost ? 0.45 : 0.95);
+		set_rgb(cr, c->arrow, ghost ? 0.55 : 1.0);
 		cairo_set_line_width(cr, 2);
 		if (has_arrow) {
 			draw_arrow(cr, q, head, 10);
-			char label[96];
-			g_snprintf(label, sizeof label, "<span size='small' foreground='#1a5fb4'>v₀ = (%.3g, %.3g)</span>",
-					   b->velocity.x, b->velocity.y);
-			text(c, head.x + 6, head.y, label, 0, 0.5);
-		} else if (c->in->handles) {
+			if (labelled) {
+				char label[96];
+				g_snprintf(label, sizeof label, "<span size='small' foreground='%s'>v₀ = (%.3g, %.3g)</span>",
+						   c->arrow_hex, b->velocity.x, b->velocity.y);
+				text(c, head.x + 6, head.y, label, 0, 0.5);
+			}
+		} else if (labelled && c->in->handles) {
 			cairo_arc(cr, head.x, head.y, 3.5, 0, 2 * G_PI);
 			cairo_fill(cr);
 		}
+		if (!labelled)
+			continue;
 		char label[CL_ID_MAX + 64];
 		g_snprintf(label, sizeof label, "<span size='small' weight='bold'>%s</span>", b->id);
 		set_rgb(cr, c->fg, ghost ? 0.5 : 0.85);
@@ -521,31 +564,90 @@ static void draw_balls(Ctx *c)
 	}
 }
 
+/* The legend's rows: every backend drawn, and those hidden from view
+ * (struck through), in the run's order; the first row's top at LEGEND_Y. */
+#define LEGEND_X 12.0
+#define LEGEND_Y 12.0
+#define LEGEND_ROW 18.0
+#define LEGEND_WIDTH 210.0
+
+static gboolean listed(const ClSceneRenderInput *in, int backend)
+{
+	return in->backend_visible[backend] || (in->backend_hidden && in->backend_hidden[backend]);
+}
+
+/* Rows per column: as many as fit above the scale bar, in as few columns
+ * as that needs (a short canvas gets a wide legend, not one over the bar). */
+static int legend_rows_per_column(const ClSceneRenderInput *in, int rows, int notes)
+{
+	int fit = (int)floor((in->view->height - LEGEND_Y - 48) / LEGEND_ROW) - notes;
+	return MAX(1, MIN(rows, MAX(fit, (rows + 2) / 3)));
+}
+
+static int legend_count(const ClSceneRenderInput *in)
+{
+	int rows = 0;
+	for (int i = 0; in->result && i < in->result->backend_count; i++)
+		rows += listed(in, in->result->backends[i].backend);
+	return rows;
+}
+
+static int legend_notes(const ClSceneRenderInput *in)
+{
+	return (in->result_stale ? 1 : 0) + (in->handles && in->backend_hidden ? 1 : 0);
+}
+
+#define LEGEND_COLUMN 160.0
+
+int cl_scene_legend_pick(const ClSceneRenderInput *in, double x, double y)
+{
+	int rows = legend_count(in);
+	if (!rows)
+		return -1;
+	int per = legend_rows_per_column(in, rows, legend_notes(in)), columns = (rows + per - 1) / per;
+	double width = columns > 1 ? columns * LEGEND_COLUMN : LEGEND_WIDTH;
+	if (x < LEGEND_X - 6 || x > LEGEND_X - 6 + width || y < LEGEND_Y)
+		return -1;
+	int row = (int)floor((y - LEGEND_Y) / LEGEND_ROW), column = columns > 1 ? (int)((x - LEGEND_X + 6) / LEGEND_COLUMN) : 0;
+	if (row >= per)
+		return -1;
+	for (int i = 0, k = 0; i < in->result->backend_count; i++) {
+		int b = in->result->backends[i].backend;
+		if (listed(in, b) && k++ == column * per + row)
+			return b;
+	}
+	return -1;
+}
+
 static void draw_legend(Ctx *c)
 {
 	cairo_t *cr = c->cr;
 	ClRunData *result = c->in->result;
-	double x = 12, y = 12, row = 18;
-	int rows = 0;
-	for (int i = 0; i < result->backend_count; i++)
-		rows += c->in->backend_visible[result->backends[i].backend];
+	double x = LEGEND_X, y = LEGEND_Y, row = LEGEND_ROW;
+	int rows = legend_count(c->in);
 	if (!rows)
 		return;
-	double width = 210;
-	cairo_rectangle(cr, x - 6, y - 6, width, rows * row + 8 + (c->in->result_stale ? row : 0));
-	set_rgb(cr, c->bg, 0.86);
+	int notes = legend_notes(c->in), per = legend_rows_per_column(c->in, rows, notes);
+	int columns = (rows + per - 1) / per;
+	double width = columns > 1 ? columns * LEGEND_COLUMN : LEGEND_WIDTH;
+	cairo_rectangle(cr, x - 6, y - 6, width, per * row + 8 + notes * row);
+	set_rgb(cr, c->bg, 0.9);
 	cairo_fill_preserve(cr);
-	set_rgb(cr, c->fg, 0.2);
+	set_rgb(cr, c->fg, 0.3);
 	cairo_set_line_width(cr, 1);
 	cairo_stroke(cr);
-	for (int i = 0; i < result->backend_count; i++) {
+	for (int i = 0, k = 0; i < result->backend_count; i++) {
 		const ClRunBackend *r = &result->backends[i];
-		if (!c->in->backend_visible[r->backend])
+		if (!listed(c->in, r->backend))
 			continue;
+		x = LEGEND_X + (k / per) * LEGEND_COLUMN;
+		y = LEGEND_Y + (k % per) * row;
+		k++;
+		gboolean shown = c->in->backend_visible[r->backend];
 		ClPlotColor color = cl_backend_color(r->backend, (c->in->dark) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
 		double rgb[3] = {color.r, color.g, color.b};
-		set_rgb(cr, rgb, 1);
-		cairo_set_line_width(cr, cl_backend_is_reference(r->backend) ? 1.4 : 2);
+		set_rgb(cr, shown ? rgb : c->fg, shown ? 1 : 0.35);
+		cairo_set_line_width(cr, cl_backend_is_reference(r->backend) ? 2 : 2.5);
 		if (cl_backend_is_reference(r->backend)) {
 			double dash[] = {6, 3};
 			cairo_set_dash(cr, dash, 2, 0);
@@ -554,18 +656,23 @@ static void draw_legend(Ctx *c)
 		cairo_line_to(cr, x + 22, y + row / 2);
 		cairo_stroke(cr);
 		cairo_set_dash(cr, NULL, 0, 0);
-		char label[160];
+		char label[200];
 		gboolean ok = r->row.status.code == CL_STATUS_OK;
-		g_snprintf(label, sizeof label, "<span size='small'>%s%s%s</span>", cl_backend_info(r->backend)->id,
-				   ok ? "" : " — ", ok ? "" : cl_status_name(r->row.status.code));
-		set_rgb(cr, c->fg, ok ? 0.9 : 0.55);
+		g_snprintf(label, sizeof label, "<span size='small'%s>%s%s%s</span>%s",
+				   shown ? "" : " strikethrough='true'", cl_backend_info(r->backend)->id, ok ? "" : " — ",
+				   ok ? "" : cl_status_name(r->row.status.code), shown ? "" : "<span size='small'>  hidden</span>");
+		set_rgb(cr, c->fg, shown && ok ? 0.92 : 0.72);
 		text(c, x + 30, y + row / 2, label, 0, 0.5);
+	}
+	x = LEGEND_X;
+	y = LEGEND_Y + per * row;
+	set_rgb(cr, c->fg, 0.72);
+	if (c->in->result_stale) {
+		text(c, x, y + row / 2, "<span size='small' style='italic'>scene edited: results are stale</span>", 0, 0.5);
 		y += row;
 	}
-	if (c->in->result_stale) {
-		set_rgb(cr, c->fg, 0.6);
-		text(c, x, y + row / 2, "<span size='small' style='italic'>scene edited: results are stale</span>", 0, 0.5);
-	}
+	if (c->in->handles && c->in->backend_hidden)
+		text(c, x, y + row / 2, "<span size='small'>click a backend to hide or show it</span>", 0, 0.5);
 }
 
 static void draw_scale_bar(Ctx *c)
@@ -591,13 +698,25 @@ static void draw_scale_bar(Ctx *c)
 	}
 }
 
+static void theme_color(ClPlotColor background, ClPlotColor base, double rgb[3], char hex[8])
+{
+	ClPlotColor c = cl_plot_color_legible(base, background, CL_PLOT_LEGIBLE_CONTRAST);
+	rgb[0] = c.r, rgb[1] = c.g, rgb[2] = c.b;
+	g_snprintf(hex, 8, "#%02x%02x%02x", (int)lround(c.r * 255), (int)lround(c.g * 255), (int)lround(c.b * 255));
+}
+
 void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
 {
 	Ctx c = {.cr = cr, .in = in, .view = in->view};
-	double fg = in->dark ? 0.92 : 0.1, bg = in->dark ? 0.13 : 1.0, muted = in->dark ? 0.35 : 0.82;
+	ClPlotThemeKind theme = in->dark ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT;
+	ClPlotColor background = cl_theme_background(theme);
+	double fg = in->dark ? 0.92 : 0.1, muted = in->dark ? 0.35 : 0.82;
 	c.fg[0] = c.fg[1] = c.fg[2] = fg;
-	c.bg[0] = c.bg[1] = c.bg[2] = bg;
+	c.bg[0] = background.r, c.bg[1] = background.g, c.bg[2] = background.b;
 	c.muted[0] = c.muted[1] = c.muted[2] = muted;
+	static const ClPlotColor arrow = {0.10, 0.37, 0.71, 1}, target = {0.75, 0.11, 0.16, 1};
+	theme_color(background, arrow, c.arrow, c.arrow_hex);
+	theme_color(background, target, c.target, c.target_hex);
 	c.layout = pango_cairo_create_layout(cr);
 	PangoFontDescription *font = pango_font_description_from_string("Sans 10");
 	pango_layout_set_font_description(c.layout, font);
@@ -621,6 +740,41 @@ void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
 	draw_scale_bar(&c);
 	cairo_restore(cr);
 	g_object_unref(c.layout);
+}
+
+void cl_scene_draw_wall_preview(cairo_t *cr, const ClSceneRenderInput *in, ClVec2 from, ClVec2 to, ClVec2 normal,
+								bool refused)
+{
+	Ctx c = {.cr = cr, .in = in, .view = in->view};
+	ClPlotThemeKind theme = in->dark ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT;
+	static const ClPlotColor ok_color = {0.10, 0.37, 0.71, 1}, refused_color = {0.75, 0.11, 0.16, 1};
+	char hex[8];
+	double ink[3];
+	theme_color(cl_theme_background(theme), refused ? refused_color : ok_color, ink, hex);
+	ClVec2 a = cl_view_to_screen(in->view, from), b = cl_view_to_screen(in->view, to);
+	ClVec2 nd = {normal.x, -normal.y};
+	double length = hypot(b.x - a.x, b.y - a.y);
+	if (length < 1)
+		return;
+	cairo_save(cr);
+	/* the whole line faintly (a wall is a half-plane), the drawn part solid */
+	ClVec2 t = {(b.x - a.x) / length, (b.y - a.y) / length};
+	double reach = hypot(in->view->width, in->view->height);
+	set_rgb(cr, ink, 0.35);
+	cairo_set_line_width(cr, 1);
+	double dash[] = {4, 4};
+	cairo_set_dash(cr, dash, 2, 0);
+	cairo_move_to(cr, a.x - reach * t.x, a.y - reach * t.y);
+	cairo_line_to(cr, b.x + reach * t.x, b.y + reach * t.y);
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	draw_solid_side(&c, a, b, nd, ink);
+	set_rgb(cr, ink, 1);
+	cairo_set_line_width(cr, 3);
+	cairo_move_to(cr, a.x, a.y);
+	cairo_line_to(cr, b.x, b.y);
+	cairo_stroke(cr);
+	cairo_restore(cr);
 }
 
 /* ------------------------------------------------------------ figures */

@@ -52,6 +52,9 @@ typedef struct ClPick {
 	int index;
 } ClPick;
 
+/* Whether the ball's velocity knob and labels are drawn: always, but in a
+ * scene of more than a dozen balls only for the selected or hovered one. */
+bool cl_ball_has_handles(const ClScene *scene, int ball, ClPick selection, ClPick hover);
 /* Where a ball's velocity handle is drawn: the arrow head, or a knob just
  * outside the ball when the arrow is too short to grab. */
 ClVec2 cl_velocity_handle(const ClScene *scene, const ClView *view, int ball);
@@ -74,13 +77,20 @@ typedef struct ClSceneRenderInput {
 	double trail;                   /* trail length behind the balls, s */
 	ClPick selection;
 	ClPick hover;
-	const gboolean *backend_visible; /* cl_backend_count() entries */
+	const gboolean *backend_visible; /* cl_backend_count() entries: drawn */
+	const gboolean *backend_hidden;  /* or NULL: computed but hidden, listed struck through in the legend */
 	gboolean dark;
 	gboolean handles;                /* the editing handles (the canvas; not an export) */
 	gboolean in_figure;              /* a figure's panel: the figure lists the backends; whole runs, no clock */
 } ClSceneRenderInput;
 
 void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in);
+/* A wall being drawn from → to (world), its free side along normal, over
+ * what cl_scene_render drew: in the warning colour when it is refused. */
+void cl_scene_draw_wall_preview(cairo_t *cr, const ClSceneRenderInput *in, ClVec2 from, ClVec2 to, ClVec2 normal,
+								bool refused);
+/* The backend whose legend row is at (x, y) in what in renders, or −1. */
+int cl_scene_legend_pick(const ClSceneRenderInput *in, double x, double y);
 
 /* What a figure panel drawing a Run keeps (the figure may outlive the
  * Run's owner): the scene copied, the data referenced, and its backends. */

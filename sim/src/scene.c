@@ -449,7 +449,7 @@ static bool vec_equal(ClVec2 a, ClVec2 b)
 
 bool cl_scene_equal(const ClScene *a, const ClScene *b)
 {
-	if (strcmp(a->name, b->name) || a->duration != b->duration || a->steps != b->steps ||
+	if (strcmp(a->name, b->name) || strcmp(a->description, b->description) || a->duration != b->duration || a->steps != b->steps ||
 		!vec_equal(a->gravity, b->gravity) || a->elasticity != b->elasticity || a->friction != b->friction ||
 		a->ball_count != b->ball_count || a->wall_count != b->wall_count || a->loss_count != b->loss_count)
 		return false;

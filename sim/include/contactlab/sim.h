@@ -135,6 +135,7 @@ typedef struct ClBackendParams {
 
 struct ClScene {
 	char name[CL_NAME_MAX];
+	char description[CL_MESSAGE_MAX]; /* one line on what the scene shows, may be empty */
 	double duration; /* T */
 	int steps;       /* N control intervals, dt = T / N */
 	ClVec2 gravity;
@@ -316,7 +317,8 @@ typedef struct ClBackendInfo {
 	/* false when the peer's gradient is not the derivative of its own forward
 	 * map (Nimble's hand-written Jacobian): then it differs from FD. */
 	bool gradient_is_derivative;
-	const char *summary; /* what the model does, where its gradient goes wrong */
+	const char *intro;   /* one plain sentence a student understands */
+	const char *summary; /* the details: what the model does, where its gradient goes wrong */
 	const ClParamDesc *params;
 	int param_count;
 } ClBackendInfo;

@@ -580,6 +580,7 @@ const ClBackend cl_backend_compliant_brax = {
 		.mirrors = "Brax 0.0.13 legacy_spring",
 		.toi = false,
 		.gradient_is_derivative = true,
+		.intro = "Treats contact as a spring-like push in single precision (like Brax); rounding and the push itself bend its gradients.",
 		.summary =
 			"Brax 0.0.13 legacy_spring in float32. Each sub-step (substeps per control interval, the control held): "
 			"p += v·h, then v += (u/m + g)·h, then velocity impulses from that state: a penetrating, approaching pair "
@@ -622,6 +623,7 @@ const ClBackend cl_backend_pbd_brax = {
 		.mirrors = "Brax 0.0.13 pbd",
 		.toi = false,
 		.gradient_is_derivative = true,
+		.intro = "Moves overlapping balls apart and infers their velocity from the move (position-based, like Brax), in single precision.",
 		.summary =
 			"Brax 0.0.13 pbd in float32. Sub-steps alternate a half-step without collisions and one with them "
 			"(Brax's loop body; with substeps 2 it is exactly Brax, an odd count carries the pairing into the next "

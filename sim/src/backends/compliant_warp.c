@@ -273,6 +273,7 @@ const ClBackend cl_backend_compliant_warp = {
 		.mirrors = "Warp",
 		.toi = false,
 		.gradient_is_derivative = true,
+		.intro = "Treats contact as a stiff spring that pushes the ball out (like Warp): smooth, but the answer depends on the stiffness and the step size.",
 		.summary =
 			"Spring–damper contact with Coulomb friction and semi-implicit Euler, as the paper's Warp 0.2.0 "
 			"scripts ran it. Forces use the start-of-step state: per contact with gap err = distance − radii, "

@@ -705,6 +705,7 @@ const ClBackend cl_backend_convex_toi = {
 		.toi = true,
 		.twin = "convex",
 		.gradient_is_derivative = false,
+		.intro = "Finds contact impulses by a small optimisation each step (like DiffCoSim) and corrects the step for when the impact really happened.",
 		.summary = CONVEX_SUMMARY_COMMON
 		"With TOI the position is shifted by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s); with the "
 		"old-velocity position update this leaves an offset of -dt*dv after every impact and Task 1's "
@@ -728,6 +729,7 @@ const ClBackend cl_backend_convex = {
 		.toi = false,
 		.twin = "convex-toi",
 		.gradient_is_derivative = false,
+		.intro = "Finds contact impulses by a small optimisation each step (like DiffCoSim), without correcting for when in the step the impact happened.",
 		.summary = CONVEX_SUMMARY_COMMON
 		"Without TOI no position correction: Task 1's d(final height)/d(initial height) is +1 instead of -1 "
 		"and gradients through an impact are those of a step-quantised collision time.",

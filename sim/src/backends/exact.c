@@ -919,6 +919,7 @@ const ClBackend cl_backend_exact = {
 		.toi = false,
 		.reference = true,
 		.gradient_is_derivative = true,
+		.intro = "The reference: it finds the exact moment of every impact, so its gradients are the true ones.",
 		.summary =
 			"Ground truth of the continuous problem with piecewise-constant controls, in float64. Each ball "
 			"moves under constant acceleration u/m + g within a control interval; impacts are found at their "

@@ -254,6 +254,7 @@ const ClBackend cl_backend_impulse_toi = {
 		.toi = true,
 		.twin = "impulse",
 		.gradient_is_derivative = true,
+		.intro = "Flips the ball's velocity at impact (like DiffTaichi) and corrects the step for when the impact really happened.",
 		.summary = IMPULSE_SUMMARY_COMMON
 		"With TOI the position is corrected by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s), so the step "
 		"moves piecewise linearly through the impact and Task 1's gradients are right (-1, -1). Its gradient "
@@ -277,6 +278,7 @@ const ClBackend cl_backend_impulse = {
 		.toi = false,
 		.twin = "impulse-toi",
 		.gradient_is_derivative = true,
+		.intro = "Flips the ball's velocity at impact (like DiffTaichi) without correcting for when in the step it happened, so the timing of a bounce is lost.",
 		.summary = IMPULSE_SUMMARY_COMMON
 		"Without TOI the position is not corrected, so the time lost at an impact is never accounted for: "
 		"Task 1's d(final height)/d(initial height) is +1 instead of -1, and gradients through an impact are "

@@ -800,6 +800,7 @@ const ClBackend cl_backend_lcp_nimble = {
 		.mirrors = "Nimble 0.7.2",
 		.toi = true,
 		.gradient_is_derivative = false,
+		.intro = "Solves for contact forces at each time step (like Nimble) and uses a hand-made shortcut for the gradient, which can point the wrong way.",
 		.summary = "Nimble 0.7.2 as the paper ran it, in float64. Forward: a velocity-level LCP per step. "
 				   "v_f = v + dt (u/m + g); contacts are found at the pre-step positions only while the shapes "
 				   "touch (0 <= depth <= 0.03 m; deeper ones are dropped, so a ball faster than 0.03/dt tunnels); "

@@ -525,6 +525,7 @@ const ClBackend cl_backend_pbd_warp = {
 		.mirrors = "Warp XPBD",
 		.toi = false,
 		.gradient_is_derivative = true,
+		.intro = "Moves overlapping balls apart and infers their velocity from the move (position-based, like Warp's XPBD).",
 		.summary =
 			"Position-based dynamics as the paper's Warp 0.2.0 XPBD scripts ran it: predict ṽ = v + (u/m + g)·dt, "
 			"q = x + ṽ·dt; one Jacobi projection with no compliance on q (planes: q += −c·n, plus Task 2's static "
