@@ -17,6 +17,7 @@ Run inside one dbus-run-session under an X server (see edits.sh).
 TAP on $TAP_FD; screenshots to $E2E_SCREENSHOTS when set.
 """
 import csv
+import decimal
 import io
 import json
 import math
@@ -123,16 +124,22 @@ def differences(gui, cli):
     return problems + ["not in the CLI: %s %s" % k for k in gui if k not in cli]
 
 
-def field_value(app, name):
+def field_text(app, name):
     node = named(app, name, pyatspi.ROLE_TEXT)
     if node is None:
         return None
     text = node.queryText()
-    text = text.getText(0, text.characterCount).replace("−", "-").strip()
+    return text.getText(0, text.characterCount).replace("−", "-").strip()
+
+
+def shows(text, value):
+    """Whether a field's text is value rounded to the digits it shows."""
     try:
-        return float(text)
-    except ValueError:
-        return None
+        shown = decimal.Decimal(text)
+    except (TypeError, decimal.InvalidOperation):
+        return False
+    half_digit = decimal.Decimal(5).scaleb(shown.as_tuple().exponent - 1)
+    return abs(shown - decimal.Decimal(repr(float(value)))) <= half_digit * (1 + decimal.Decimal("1e-9"))
 
 
 class Probe:
@@ -155,7 +162,7 @@ probe = Probe()
 
 
 def sidebar_problems(app, scene):
-    """Fields of the scene page against the saved scene (to the shown precision),
+    """Fields of the scene page against the saved scene (to the digits they show),
     read as the edit left them: the ball stays selected unless the edit replaced
     the scene (only then is it selected again)."""
     ball = scene["balls"][0]
@@ -167,8 +174,8 @@ def sidebar_problems(app, scene):
         activate("select-object", GLib.Variant("s", ball["id"]))
     problems = []
     for name, value in expected.items():
-        if not wait_for(lambda: (lambda v: v is not None and same(v, value, 1e-3))(field_value(app, name)), 5):
-            problems.append("%s: sidebar %r, document %r" % (name, field_value(app, name), value))
+        if not wait_for(lambda: shows(field_text(app, name), value), 5):
+            problems.append("%s: sidebar %r, document %r" % (name, field_text(app, name), value))
     return problems
 
 
