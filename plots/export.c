@@ -4,7 +4,6 @@
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <fontconfig/fontconfig.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -160,13 +159,6 @@ gboolean cl_plot_export_document(const char *path, ClPlotFormat format, double w
 		return FALSE;
 	}
 	return cl_atomic_file_commit(job.file, &file_error) || fail_file(error, path, file_error);
-}
-
-void cl_plot_fonts_release(void)
-{
-	pango_cairo_font_map_set_default(NULL);
-	cairo_debug_reset_static_data();
-	FcFini();
 }
 
 typedef struct FigureJob {

@@ -270,9 +270,4 @@ ClPlotFormat cl_plot_format_from_path(const char *path);
 /* A PNG's pixels at most (an A0 poster at 300 dpi has 140 million). */
 #define CL_PLOT_PNG_PIXELS_MAX 2e8
 
-/* Frees the fonts Pango and fontconfig keep for the process (about 50 KB,
- * which would stay until exit, where LeakSanitizer reports them). Only when
- * no thread draws text any more: the CLI calls it after its command. */
-void cl_plot_fonts_release(void);
-
 G_END_DECLS

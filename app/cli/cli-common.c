@@ -171,7 +171,6 @@ int cl_cli_session_end(int status)
 	if (failed && status == CL_EXIT_OK)
 		status = CL_EXIT_FAILED; /* a file could not be written: its writer said why */
 	g_clear_pointer(&session.outputs, g_ptr_array_unref);
-	cl_plot_fonts_release();
 	return status;
 }
 

@@ -15,6 +15,10 @@ int cl_test_run_cli(const char *dir, const char *const *args, char **out, char *
 {
 	ClTestRun run = {.dir = dir};
 	cl_test_run_cli_with(&run, args);
+	if (run.signaled) {
+		g_autofree char *command = g_strjoinv(" ", (char **)args);
+		g_test_message("contactlab %s: killed by signal %d; its stderr: %s", command, run.status - 128, run.err);
+	}
 	g_assert_false(run.signaled);
 	*out = run.out;
 	*err = run.err;
