@@ -132,6 +132,8 @@ int cl_plot_figure_cols(const ClPlotFigure *figure);
 /* Titles and labels accept Pango markup ("v<sub>x</sub>"); invalid markup is shown as text. */
 void cl_plot_figure_set_title(ClPlotFigure *figure, const char *title);
 void cl_plot_figure_set_theme(ClPlotFigure *figure, ClPlotThemeKind theme);
+/* The colour a figure of this theme is drawn on. */
+ClPlotColor cl_plot_theme_background(ClPlotThemeKind theme);
 /* Base font size in user units (default 9): tick labels use it, labels +1, titles +2. */
 void cl_plot_figure_set_font_size(ClPlotFigure *figure, double size);
 /* Shared axes: one range over all panels; inner tick labels are dropped. */

@@ -41,6 +41,11 @@ static Theme theme_of(ClPlotThemeKind kind)
 	};
 }
 
+ClPlotColor cl_plot_theme_background(ClPlotThemeKind kind)
+{
+	return theme_of(kind).background;
+}
+
 static void set_color(cairo_t *cr, ClPlotColor c)
 {
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a);

@@ -110,7 +110,7 @@ static void rebuild_figure(ClConvergenceView *self)
 	g_autofree char *title = g_markup_escape_text(cl_result_scene(self->shown)->name, -1);
 	cl_plot_figure_set_title(figure, title);
 	cl_plot_view_set_figure(self->plot, figure);
-	gtk_widget_set_opacity(GTK_WIDGET(self->plot), is_stale(self) ? 0.45 : 1.0);
+	cl_plot_view_set_faded(self->plot, is_stale(self));
 }
 
 static GString *convergence_csv(gpointer data)

@@ -432,7 +432,7 @@ static void set_status(ClHeatmapView *self)
 			text = g_strdup_printf("Stopped after %d of %d cells", done, total);
 	}
 	gtk_label_set_text(self->status, text);
-	gtk_widget_set_opacity(GTK_WIDGET(self->plot), is_stale(self) ? 0.45 : 1.0);
+	cl_plot_view_set_faded(self->plot, is_stale(self));
 }
 
 static void update_sensitivity(ClHeatmapView *self)

@@ -319,7 +319,7 @@ static void rebuild_figure(ClLearningView *self)
 	ClLearningRun *run = shown_run(self);
 	gboolean stale = run && self->doc && cl_document_is_stale(self->doc, self->shown);
 	gtk_widget_set_visible(self->stale_label, stale);
-	gtk_widget_set_opacity(GTK_WIDGET(self->plot), stale ? 0.45 : 1.0);
+	cl_plot_view_set_faded(self->plot, stale);
 	if (!run) {
 		cl_plot_view_set_figure(self->plot, NULL);
 		return;

@@ -16,6 +16,7 @@ struct _ClPlotView {
 	ClPlotViewCsvFunc csv_func;
 	gpointer csv_data;
 	gboolean crosshair;
+	gboolean faded;
 	char *readout;
 	/* the pointer, when it is over a plot area */
 	gboolean hovering;
@@ -90,6 +91,14 @@ static void cl_plot_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 		cl_plot_figure_set_crosshair(self->figure, self->hovering && self->crosshair ? self->hover_x : NAN,
 									 self->hovering && self->crosshair ? self->hover_y : NAN);
 		cl_plot_figure_draw(self->figure, cr, width, height);
+		if (self->faded) {
+			/* a wash in the same drawing, not widget opacity: GTK 4.8's Cairo
+			 * renderer, replaying some figures inside an opacity group, crashes
+			 * in cairo 1.16 */
+			ClPlotColor bg = cl_plot_theme_background(prefers_dark(widget) ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT);
+			cairo_set_source_rgba(cr, bg.r, bg.g, bg.b, 0.55);
+			cairo_paint(cr);
+		}
 		if (self->hovering)
 			draw_readout(self, cr, width, height);
 	} else if (self->placeholder) {
@@ -359,6 +368,15 @@ void cl_plot_view_set_readout(ClPlotView *self, const char *markup)
 	g_free(self->readout);
 	self->readout = g_strdup(markup);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void cl_plot_view_set_faded(ClPlotView *view, gboolean faded)
+{
+	g_return_if_fail(CL_IS_PLOT_VIEW(view));
+	if (view->faded == !!faded)
+		return;
+	view->faded = !!faded;
+	gtk_widget_queue_draw(GTK_WIDGET(view));
 }
 
 /* ----------------------------------------------------------- lifecycle */

@@ -32,6 +32,8 @@ void cl_plot_view_set_crosshair(ClPlotView *view, gboolean crosshair);
 /* The text shown next to the pointer (Pango markup); NULL: the data
  * coordinates. Owners set it from the "hover" signal. */
 void cl_plot_view_set_readout(ClPlotView *view, const char *markup);
+/* Shows the figure faded: its results belong to another scene. */
+void cl_plot_view_set_faded(ClPlotView *view, gboolean faded);
 
 /* Writes the figure (.png/.svg/.pdf, light theme, no crosshair) or its
  * data (.csv) at path, by the extension. dpi: PNG only. */
