@@ -165,6 +165,15 @@ static void test_cli_draws_what_the_builder_draws(void)
 	g_assert_cmpmem(data + length - 6, 6, "%%EOF\n", 6);
 	g_free(data);
 	cl_plot_figure_free(figure);
+
+	/* the sweep drawn beside a scene without its ball (a load while it ran): no star */
+	ClScene *empty = cl_preset_load("empty", &error);
+	g_assert_no_error(error);
+	g_assert_false(cl_param_fits(empty, &def.x.param));
+	figure = cl_figure_heatmap(empty, &def, cells, CL_SWEEP_LOSS, 0);
+	g_assert_nonnull(figure);
+	cl_plot_figure_free(figure);
+	cl_scene_free(empty);
 	g_free(cells);
 	cl_scene_free(scene);
 	g_free(mine);

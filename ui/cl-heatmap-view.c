@@ -237,8 +237,10 @@ static void start_build(ClHeatmapView *self)
 	shown_data(self)->quantity = current_quantity(self);
 	Build *b = g_new0(Build, 1);
 	b->result = cl_result_ref(self->shown);
-	/* the marker follows the scene; a stale sweep keeps the scene it was made for */
-	b->scene = cl_scene_copy(is_stale(self) ? cl_result_scene(self->shown) : cl_document_get_scene(self->doc));
+	/* the marker follows the scene; a sweep of another scene (stale, or still
+	 * running after a load) keeps the scene it was made for */
+	gboolean other_scene = cl_document_is_stale(self->doc, self->shown);
+	b->scene = cl_scene_copy(other_scene ? cl_result_scene(self->shown) : cl_document_get_scene(self->doc));
 	b->quantity = current_quantity(self);
 	self->build = cl_job_new(1, build_figure, b, build_free);
 	cl_job_run_async(self->build, build_done, g_object_ref(self));

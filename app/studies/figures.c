@@ -128,9 +128,11 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 			g_array_free(qu, TRUE);
 			g_array_free(qv, TRUE);
 		}
-		ClPlotSeries *m = cl_plot_panel_add_marker(p, cl_param_get(scene, &def->x.param),
-												   cl_param_get(scene, &def->y.param), CL_PLOT_MARKER_STAR, NULL);
-		cl_plot_series_set_color(m, (ClPlotColor){1, 1, 1, 1});
+		if (cl_param_fits(scene, &def->x.param) && cl_param_fits(scene, &def->y.param)) {
+			ClPlotSeries *m = cl_plot_panel_add_marker(p, cl_param_get(scene, &def->x.param),
+													   cl_param_get(scene, &def->y.param), CL_PLOT_MARKER_STAR, NULL);
+			cl_plot_series_set_color(m, (ClPlotColor){1, 1, 1, 1});
+		}
 		cl_plot_panel_set_title(p, cl_backend_info(def->backends[b])->id);
 		cl_plot_panel_set_x_axis(p, x_name, CL_PLOT_SCALE_LINEAR);
 		cl_plot_panel_set_y_axis(p, y_name, CL_PLOT_SCALE_LINEAR);

@@ -32,7 +32,8 @@ ClScene *cl_figure_start_scene(const ClScene *scene);
 /* One panel per backend of the sweep (without exact for quantities measured
  * against it), shared axes and one colour scale; for the loss, arrows of the
  * descent direction −∇L. exact_slot: the sweep's slot of the exact backend,
- * −1 if none (then angle-error and sign-agreement panels are empty). */
+ * −1 if none (then angle-error and sign-agreement panels are empty). A star
+ * marks scene's own point, when scene has both parameters. */
 ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, const ClSweepCell *cells,
 								ClSweepQuantity quantity, int exact_slot);
 /* An export size that leaves every panel of the grid readable, in points. */
