@@ -614,7 +614,8 @@ static void test_row19_many_walls(void)
 
 /* Row 20: simulate --png ended in a LeakSanitizer report (fontconfig's
  * caches) in the sanitizer build. The executable is run without the
- * tests' suppressions: it must be clean on its own. */
+ * tests' suppressions: it must be clean on its own (its sanitizer build
+ * declares fontconfig's caches, ui/sanitizer-defaults.c). */
 static void test_row20_sanitizer_clean(void)
 {
 	char *png = g_build_filename(tmp_dir, "trajectory.png", NULL);
