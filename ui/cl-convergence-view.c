@@ -9,7 +9,8 @@
 
 struct _ClConvergenceView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
+
+	/* template widgets */
 	GtkDropDown *parameter;
 	GtkEntry *steps_entry;
 	GtkWidget *compute_button, *cancel_button;
@@ -257,9 +258,10 @@ static void cl_convergence_view_view_init(ClResultsViewInterface *iface)
 	iface->highlight = set_highlight;
 }
 
-static void compute_clicked(GtkButton *button, ClConvergenceView *self)
+/* The Compute button, and Enter in the step counts */
+static void compute_requested(GtkWidget *source, ClConvergenceView *self)
 {
-	(void)button;
+	(void)source;
 	GError *error = NULL;
 	if (!cl_convergence_view_compute(self, NULL, NULL, &error) && error) {
 		set_status(self, error->message);
@@ -314,8 +316,11 @@ static void cl_convergence_view_dispose(GObject *object)
 	ClConvergenceView *self = CL_CONVERGENCE_VIEW(object);
 	cl_job_replace(&self->job, NULL);
 	g_clear_pointer(&self->shown, cl_result_unref);
-	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_object(&self->names);
+	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_CONVERGENCE_VIEW);
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
 	G_OBJECT_CLASS(cl_convergence_view_parent_class)->dispose(object);
 }
 
@@ -328,94 +333,41 @@ static void cl_convergence_view_finalize(GObject *object)
 
 static void cl_convergence_view_class_init(ClConvergenceViewClass *klass)
 {
-	G_OBJECT_CLASS(klass)->dispose = cl_convergence_view_dispose;
-	G_OBJECT_CLASS(klass)->finalize = cl_convergence_view_finalize;
-	GTK_WIDGET_CLASS(klass)->root = cl_convergence_view_root;
-	GTK_WIDGET_CLASS(klass)->unroot = cl_convergence_view_unroot;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "convergenceview");
-}
-
-static GtkWidget *heading(const char *text)
-{
-	GtkWidget *label = gtk_label_new(text);
-	gtk_label_set_xalign(GTK_LABEL(label), 0);
-	gtk_widget_add_css_class(label, "view-heading");
-	return label;
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+	object_class->dispose = cl_convergence_view_dispose;
+	object_class->finalize = cl_convergence_view_finalize;
+	widget_class->root = cl_convergence_view_root;
+	widget_class->unroot = cl_convergence_view_unroot;
+	g_type_ensure(CL_TYPE_PLOT_VIEW);
+	gtk_widget_class_set_template_from_resource(widget_class,
+												"/io/github/contactlab/ContactLab/ui/cl-convergence-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, parameter);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, steps_entry);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, compute_button);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, cancel_button);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, progress);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, status);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, stale_label);
+	gtk_widget_class_bind_template_child(widget_class, ClConvergenceView, plot);
+	gtk_widget_class_bind_template_callback(widget_class, compute_requested);
+	gtk_widget_class_bind_template_callback(widget_class, cancel_clicked);
+	gtk_widget_class_set_css_name(widget_class, "convergenceview");
 }
 
 static void cl_convergence_view_init(ClConvergenceView *self)
 {
-	self->box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-
-	GtkWidget *controls = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_widget_set_size_request(controls, 224, -1);
-	gtk_widget_add_css_class(controls, "view-controls");
-	gtk_box_append(GTK_BOX(controls), heading("Derivative dL/dθ of"));
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->names = gtk_string_list_new(NULL);
-	self->parameter = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(g_object_ref(self->names)), NULL));
-	gtk_drop_down_set_enable_search(self->parameter, TRUE);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->parameter), "The parameter θ whose derivative is followed as dt shrinks");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->parameter), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Convergence parameter", -1);
-	gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->parameter));
-	gtk_box_append(GTK_BOX(controls), heading("Step counts N"));
-	self->steps_entry = GTK_ENTRY(gtk_entry_new());
+	gtk_drop_down_set_model(self->parameter, G_LIST_MODEL(self->names));
 	GArray *defaults = cl_convergence_default_steps();
 	set_steps_text(self, defaults);
 	g_array_unref(defaults);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->steps_entry),
-								"Comma-separated step counts N; dt = T / N (e.g. 60,120,240,480)");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->steps_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Convergence step counts", -1);
-	g_signal_connect_swapped(self->steps_entry, "activate", G_CALLBACK(compute_clicked), self);
-	gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->steps_entry));
-
-	GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_top(buttons, 8);
-	self->compute_button = gtk_button_new_with_label("Compute");
-	gtk_widget_add_css_class(self->compute_button, "suggested-action");
-	gtk_widget_set_tooltip_text(self->compute_button, "Run every enabled backend and exact at each step count");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->compute_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Compute convergence", -1);
-	g_signal_connect(self->compute_button, "clicked", G_CALLBACK(compute_clicked), self);
-	gtk_box_append(GTK_BOX(buttons), self->compute_button);
-	self->cancel_button = gtk_button_new_with_label("Cancel");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->cancel_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Cancel convergence", -1);
-	g_signal_connect(self->cancel_button, "clicked", G_CALLBACK(cancel_clicked), self);
-	gtk_box_append(GTK_BOX(buttons), self->cancel_button);
-	gtk_box_append(GTK_BOX(controls), buttons);
-	self->progress = GTK_PROGRESS_BAR(gtk_progress_bar_new());
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->progress), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Convergence progress", -1);
-	gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->progress));
-	self->status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_wrap(self->status, TRUE);
-	gtk_label_set_xalign(self->status, 0);
-	gtk_widget_add_css_class(GTK_WIDGET(self->status), "view-status");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->status), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-								   "Convergence status", -1);
-	gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->status));
-	self->stale_label = gtk_label_new("The scene changed since this run: the curves are stale (Compute again).");
-	gtk_label_set_wrap(GTK_LABEL(self->stale_label), TRUE);
-	gtk_label_set_xalign(GTK_LABEL(self->stale_label), 0);
-	gtk_widget_add_css_class(self->stale_label, "stale-note");
-	gtk_widget_set_visible(self->stale_label, FALSE);
-	gtk_box_append(GTK_BOX(controls), self->stale_label);
-	gtk_box_append(GTK_BOX(self->box), controls);
-
-	self->plot = CL_PLOT_VIEW(cl_plot_view_new());
-	gtk_widget_set_hexpand(GTK_WIDGET(self->plot), TRUE);
-	gtk_widget_set_vexpand(GTK_WIDGET(self->plot), TRUE);
 	cl_plot_view_set_export_size(self->plot, CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT);
 	cl_plot_view_set_export_name(self->plot, "convergence");
 	cl_plot_view_set_csv_func(self->plot, convergence_csv, self);
 	cl_plot_view_set_placeholder(self->plot, "<big>No convergence plot yet</big>\n\nChoose a derivative and the "
 											 "step counts, then <b>Compute</b>.\nEach enabled backend's value is "
 											 "drawn against N = T/dt, exact as the reference.");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->plot), GTK_ACCESSIBLE_PROPERTY_LABEL, "Convergence plot", -1);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->plot));
 	set_status(self, NULL);
 }

@@ -14,14 +14,17 @@
 
 struct _ClGradientView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
-	GtkWidget *grid;
-	GtkWidget *notes;
-	GtkWidget *copy_button;
-	GtkWidget *placeholder;
-	GtkWidget *stale_label;
-	GtkDropDown *fd_choice;
+
+	/* template widgets */
+	GtkWidget *legend;
 	GtkToggleButton *all_balls;
+	GtkDropDown *fd_choice;
+	GtkWidget *copy_button;
+	GtkWidget *stale_label;
+	GtkWidget *placeholder;
+	GtkWidget *notes;
+	GtkWidget *grid;
+
 	ClWorkbench *workbench; /* while rooted */
 	ClDocument *doc;
 	ClRunner *runner;
@@ -454,8 +457,11 @@ static void cl_gradient_view_unroot(GtkWidget *widget)
 static void cl_gradient_view_dispose(GObject *object)
 {
 	ClGradientView *self = CL_GRADIENT_VIEW(object);
-	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_pointer(&self->highlight, g_array_unref);
+	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_GRADIENT_VIEW);
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
 	G_OBJECT_CLASS(cl_gradient_view_parent_class)->dispose(object);
 }
 
@@ -465,85 +471,40 @@ static void cl_gradient_view_class_init(ClGradientViewClass *klass)
 	GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
 	widget_class->root = cl_gradient_view_root;
 	widget_class->unroot = cl_gradient_view_unroot;
-	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(widget_class,
+												"/io/github/contactlab/ContactLab/ui/cl-gradient-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, legend);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, all_balls);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, fd_choice);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, copy_button);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, stale_label);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, placeholder);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, notes);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, grid);
+	gtk_widget_class_bind_template_callback(widget_class, all_balls_toggled);
+	gtk_widget_class_bind_template_callback(widget_class, fd_choice_changed);
+	gtk_widget_class_bind_template_callback(widget_class, copy_csv);
 	gtk_widget_class_set_css_name(widget_class, "gradientview");
 }
 
-/* The colour legend, from the one agreement table. */
-static GtkWidget *legend(void)
+/* The colour legend's chips, from the one agreement table, before its note. */
+static void add_legend_chips(ClGradientView *self)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
 	static const ClAgreement shown[] = {CL_AGREEMENT_GOOD, CL_AGREEMENT_FAIR, CL_AGREEMENT_POOR,
 										CL_AGREEMENT_WRONG_SIGN};
+	GtkWidget *previous = NULL;
 	for (gsize i = 0; i < G_N_ELEMENTS(shown); i++) {
 		GtkWidget *chip = gtk_label_new(cl_agreement_label(shown[i]));
 		gtk_widget_add_css_class(chip, "legend-chip");
 		gtk_widget_add_css_class(chip, cl_agreement_name(shown[i]));
 		gtk_widget_set_tooltip_text(chip, cl_agreement_sentence(shown[i]));
-		gtk_box_append(GTK_BOX(box), chip);
+		gtk_box_insert_child_after(GTK_BOX(self->legend), chip, previous);
+		previous = chip;
 	}
-	GtkWidget *text = gtk_label_new("each cell: the backend's adjoint, then its own finite difference (FD)");
-	gtk_widget_add_css_class(text, "dim-label");
-	gtk_label_set_ellipsize(GTK_LABEL(text), PANGO_ELLIPSIZE_END);
-	gtk_widget_set_margin_start(text, 6);
-	gtk_box_append(GTK_BOX(box), text);
-	gtk_widget_set_hexpand(box, TRUE);
-	return box;
 }
 
 static void cl_gradient_view_init(ClGradientView *self)
 {
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_box_append(GTK_BOX(bar), legend());
-	self->all_balls = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("All balls"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->all_balls), "Show the columns of every ball, not only of the selected "
-															 "ball and the balls in the loss");
-	gtk_widget_set_visible(GTK_WIDGET(self->all_balls), FALSE);
-	g_signal_connect(self->all_balls, "toggled", G_CALLBACK(all_balls_toggled), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->all_balls));
-	static const char *const fd_choices[] = {"FD: none", "FD: auto", "FD: all", NULL};
-	self->fd_choice = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(fd_choices));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->fd_choice),
-								"Central differences of each backend's own forward map beside its adjoint: none, all, "
-								"or auto (all when the scene has at most 60 columns, else those of the balls in the "
-								"loss); they fill in after the adjoints, the shown columns first");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->fd_choice), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Finite differences", -1);
-	g_signal_connect(self->fd_choice, "notify::selected", G_CALLBACK(fd_choice_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->fd_choice));
-	self->copy_button = gtk_button_new_with_label("Copy CSV");
-	gtk_widget_set_tooltip_text(self->copy_button, "Copy the table as CSV (backend,parameter,value, fd: rows), as "
-												   "contactlab gradients --format csv writes it");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->copy_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Copy gradients as CSV", -1);
-	g_signal_connect(self->copy_button, "clicked", G_CALLBACK(copy_csv), self);
-	gtk_box_append(GTK_BOX(bar), self->copy_button);
-	gtk_box_append(GTK_BOX(self->box), bar);
-
-	self->stale_label = gtk_label_new("The scene changed since these numbers were computed: they are stale.");
-	gtk_widget_add_css_class(self->stale_label, "stale-note");
-	gtk_label_set_xalign(GTK_LABEL(self->stale_label), 0);
-	gtk_widget_set_visible(self->stale_label, FALSE);
-	gtk_box_append(GTK_BOX(self->box), self->stale_label);
-
-	self->placeholder = gtk_label_new("Press Run (Ctrl+R) to compute gradients for every enabled backend.");
-	gtk_widget_add_css_class(self->placeholder, "dim-label");
-	gtk_box_append(GTK_BOX(self->box), self->placeholder);
-
-	GtkWidget *scroll = gtk_scrolled_window_new();
-	gtk_widget_set_vexpand(scroll, TRUE);
-	self->grid = gtk_grid_new();
-	gtk_widget_add_css_class(self->grid, "gradient-table");
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->grid), GTK_ACCESSIBLE_PROPERTY_LABEL, "Gradient table", -1);
-	GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	/* explanations first: a result that is not ok must not hide below the fold */
-	self->notes = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_box_append(GTK_BOX(content), self->notes);
-	gtk_box_append(GTK_BOX(content), self->grid);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), content);
-	gtk_box_append(GTK_BOX(self->box), scroll);
-	gtk_widget_set_sensitive(self->copy_button, FALSE);
+	gtk_widget_init_template(GTK_WIDGET(self));
+	add_legend_chips(self);
 }

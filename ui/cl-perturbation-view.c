@@ -8,11 +8,13 @@
 
 struct _ClPerturbationView {
 	GtkWidget parent_instance;
-	GtkWidget *box;
+
+	/* template widgets */
 	GtkDropDown *dropdown;
-	GtkStringList *names;
 	GtkSpinButton *delta;
 	GtkWidget *area;
+
+	GtkStringList *names;
 	ClDocument *doc; /* while rooted */
 	ClRunner *runner;
 	gulong changed_handler;
@@ -167,8 +169,12 @@ static void cl_perturbation_view_unroot(GtkWidget *widget)
 static void cl_perturbation_view_dispose(GObject *object)
 {
 	ClPerturbationView *self = CL_PERTURBATION_VIEW(object);
-	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_pointer(&self->visible, g_free);
+	g_clear_object(&self->names);
+	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_PERTURBATION_VIEW);
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
+		gtk_widget_unparent(child);
 	G_OBJECT_CLASS(cl_perturbation_view_parent_class)->dispose(object);
 }
 
@@ -180,48 +186,22 @@ static void cl_perturbation_view_class_init(ClPerturbationViewClass *klass)
 	widget_class->unmap = cl_perturbation_view_unmap;
 	widget_class->root = cl_perturbation_view_root;
 	widget_class->unroot = cl_perturbation_view_unroot;
-	gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(widget_class,
+												"/io/github/contactlab/ContactLab/ui/cl-perturbation-view.ui");
+	gtk_widget_class_bind_template_child(widget_class, ClPerturbationView, dropdown);
+	gtk_widget_class_bind_template_child(widget_class, ClPerturbationView, delta);
+	gtk_widget_class_bind_template_child(widget_class, ClPerturbationView, area);
+	gtk_widget_class_bind_template_callback(widget_class, choice_changed);
 }
 
 static void cl_perturbation_view_init(ClPerturbationView *self)
 {
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 8);
-	gtk_widget_set_margin_end(bar, 8);
-	gtk_box_append(GTK_BOX(bar), gtk_label_new("Perturb"));
 	self->names = gtk_string_list_new(NULL);
-	self->dropdown = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(self->names), NULL));
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Perturbed parameter", -1);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->dropdown), "The parameter θ to perturb");
-	g_signal_connect(self->dropdown, "notify::selected", G_CALLBACK(choice_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->dropdown));
-	gtk_box_append(GTK_BOX(bar), gtk_label_new("by ± δ ="));
-	self->delta = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1e-4, 2, 0.01));
-	gtk_spin_button_set_digits(self->delta, 4);
-	gtk_spin_button_set_value(self->delta, 0.05);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->delta), GTK_ACCESSIBLE_PROPERTY_LABEL, "Perturbation delta",
-								   -1);
+	gtk_drop_down_set_model(self->dropdown, G_LIST_MODEL(self->names));
 	GSettings *settings = cl_application_settings();
 	if (settings)
 		g_settings_bind(settings, "perturbation-delta", self->delta, "value", G_SETTINGS_BIND_DEFAULT);
-	g_signal_connect(self->delta, "notify::value", G_CALLBACK(choice_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->delta));
-	GtkWidget *legend = gtk_label_new(NULL);
-	gtk_label_set_markup(GTK_LABEL(legend), "<small>solid: simulated at θ ± δ (thick +δ) · dashed: predicted "
-											"x(θ) ± δ·dx/dθ from the backend's own gradient · faint: θ</small>");
-	gtk_label_set_xalign(GTK_LABEL(legend), 0);
-	gtk_label_set_wrap(GTK_LABEL(legend), TRUE);
-	gtk_widget_set_hexpand(legend, TRUE);
-	gtk_box_append(GTK_BOX(bar), legend);
-	gtk_box_append(GTK_BOX(self->box), bar);
-	self->area = gtk_drawing_area_new();
-	gtk_widget_set_vexpand(self->area, TRUE);
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw, self, NULL);
-	gtk_accessible_update_property(GTK_ACCESSIBLE(self->area), GTK_ACCESSIBLE_PROPERTY_LABEL,
-								   "Perturbation study", -1);
-	gtk_box_append(GTK_BOX(self->box), self->area);
 }
