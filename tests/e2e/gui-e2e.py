@@ -27,7 +27,7 @@ APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
 EXE = os.environ["CONTACTLAB"]
 OUT = os.environ.get("E2E_OUT", ".")
-PLANNED = 21
+PLANNED = 22
 PRESETS = ["task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls"]
 
 tests = []
