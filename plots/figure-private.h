@@ -25,6 +25,7 @@ struct ClPlotSeries {
 	double marker_size;
 	int marker_every;
 	bool line_visible;
+	char *group; /* what hiding and legend clicks act on; NULL: the label */
 };
 
 struct ClPlotHeatmap {
@@ -70,6 +71,15 @@ typedef struct PlotRect {
 	double x, y, w, h;
 } PlotRect;
 
+typedef struct PlotLegendHit {
+	PlotRect rect;
+	const ClPlotSeries *series;
+} PlotLegendHit;
+
+/* The group a series is hidden and picked by: its group, else its label. */
+const char *cl_plot_series_group(const ClPlotSeries *series);
+bool cl_plot_series_hidden(const ClPlotFigure *figure, const ClPlotSeries *series);
+
 struct ClPlotPanel {
 	ClPlotFigure *figure;
 	char *title;
@@ -101,7 +111,9 @@ struct ClPlotFigure {
 	ClPlotScale color_scale;
 	char *color_label;
 	double crosshair_x, crosshair_y;
+	GHashTable *hidden_groups; /* groups not drawn (their legend entries dimmed); NULL: none */
 	/* resolved by the last draw */
+	GArray *legend_hits; /* PlotLegendHit: where each legend entry was drawn */
 	bool has_heatmap;
 	double color_lo, color_hi;
 	bool laid_out;
