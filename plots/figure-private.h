@@ -79,6 +79,7 @@ typedef struct PlotLegendHit {
 /* The group a series is hidden and picked by: its group, else its label. */
 const char *cl_plot_series_group(const ClPlotSeries *series);
 bool cl_plot_series_hidden(const ClPlotFigure *figure, const ClPlotSeries *series);
+bool cl_plot_panel_group_hidden(const ClPlotFigure *figure, const ClPlotPanel *panel);
 
 struct ClPlotPanel {
 	ClPlotFigure *figure;
@@ -86,6 +87,7 @@ struct ClPlotPanel {
 	PlotAxis x, y;
 	bool equal_aspect;
 	bool hidden;
+	char *group; /* a hidden group's panel leaves its cell empty; NULL: none */
 	int grid; /* −1: on unless the panel shows a heatmap */
 	ClPlotLegend legend;
 	GPtrArray *series, *heatmaps, *quivers, *shapes, *texts;

@@ -64,6 +64,7 @@ static void panel_clear(ClPlotPanel *panel)
 {
 	cl_plot_panel_set_drawing(panel, NULL, NULL, NULL);
 	g_free(panel->title);
+	g_free(panel->group);
 	g_free(panel->x.label);
 	g_free(panel->y.label);
 	g_ptr_array_free(panel->series, TRUE);
@@ -278,6 +279,17 @@ bool cl_plot_series_hidden(const ClPlotFigure *f, const ClPlotSeries *s)
 {
 	const char *group = cl_plot_series_group(s);
 	return f->hidden_groups && group && g_hash_table_contains(f->hidden_groups, group);
+}
+
+void cl_plot_panel_set_group(ClPlotPanel *p, const char *group)
+{
+	g_free(p->group);
+	p->group = g_strdup(group);
+}
+
+bool cl_plot_panel_group_hidden(const ClPlotFigure *f, const ClPlotPanel *p)
+{
+	return f->hidden_groups && p->group && g_hash_table_contains(f->hidden_groups, p->group);
 }
 
 void cl_plot_figure_set_group_hidden(ClPlotFigure *f, const char *group, bool hidden)

@@ -195,8 +195,11 @@ void cl_plot_series_set_line_visible(ClPlotSeries *series, bool visible);
 /* The group the series is hidden and picked with (a backend's curves in
  * several panels, labelled or not); without one, its label. */
 void cl_plot_series_set_group(ClPlotSeries *series, const char *group);
+/* A panel of one backend (a heatmap's): hidden with its group. */
+void cl_plot_panel_set_group(ClPlotPanel *panel, const char *group);
 /* A hidden group's series are not drawn (the ranges still count them, so
- * the axes stay put); its legend entries are dimmed and struck through. */
+ * the axes stay put); its legend entries are dimmed and struck through; its
+ * panels leave their cells empty. */
 void cl_plot_figure_set_group_hidden(ClPlotFigure *figure, const char *group, bool hidden);
 
 /* nx × ny cells over [x_min, x_max] × [y_min, y_max] (cell edges);

@@ -1316,7 +1316,7 @@ void cl_plot_figure_draw(ClPlotFigure *f, cairo_t *cr, double width, double heig
 	if (f->title)
 		draw_text(cr, f->title, L.title_font, theme.foreground, width / 2, OUTER_PAD, 0.5, 0, 0);
 	for (int i = 0; i < f->rows * f->cols; i++)
-		if (!f->panels[i].hidden)
+		if (!f->panels[i].hidden && !cl_plot_panel_group_hidden(f, &f->panels[i]))
 			draw_panel(cr, f, &f->panels[i], &L, &theme);
 	if (f->has_heatmap)
 		draw_colorbar(cr, f, &L, &theme);
@@ -1335,7 +1335,7 @@ bool cl_plot_figure_pick(const ClPlotFigure *f, double px, double py, int *row, 
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
 		const PlotRect *a = &p->area;
-		if (!shows_axes(p) || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
+		if (!shows_axes(p) || cl_plot_panel_group_hidden(f, p) || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
 			continue;
 		if (row)
 			*row = i / f->cols;

@@ -714,6 +714,35 @@ static void test_legend_pick_and_hide(void)
 	cl_plot_figure_free(f);
 }
 
+/* A panel of a hidden group leaves its cell empty, and nothing is picked there. */
+static void test_panel_group_hidden(void)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 2);
+	const char *groups[2] = {"a", "b"};
+	for (int c = 0; c < 2; c++) {
+		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
+		cl_plot_panel_add_heatmap(p, 2, 2, (double[]){1, 2, 3, 4}, 0, 1, 0, 1);
+		cl_plot_panel_set_group(p, groups[c]);
+	}
+	cairo_surface_t *shown = render(f, 400, 240);
+	double ax, ay, bx, by;
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.25, 0.25, &ax, &ay));
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 1, 0.25, 0.25, &bx, &by));
+	ClPlotColor a = pixel(shown, ax, ay);
+	g_assert_false(fabs(a.r - 1) < 0.01 && fabs(a.g - 1) < 0.01 && fabs(a.b - 1) < 0.01);
+	g_assert_true(cl_plot_figure_pick(f, ax, ay, NULL, NULL, NULL, NULL));
+
+	cl_plot_figure_set_group_hidden(f, "a", true);
+	cairo_surface_t *hidden = render(f, 400, 240);
+	assert_color(pixel(hidden, ax, ay), 1, 1, 1, 0.01);
+	g_assert_false(cl_plot_figure_pick(f, ax, ay, NULL, NULL, NULL, NULL));
+	ClPlotColor b0 = pixel(shown, bx, by), b1 = pixel(hidden, bx, by);
+	assert_color(b1, b0.r, b0.g, b0.b, 0.0); /* the other panel is untouched */
+	cairo_surface_destroy(shown);
+	cairo_surface_destroy(hidden);
+	cl_plot_figure_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -729,6 +758,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
 	g_test_add_func("/plots/drawing-panel", test_drawing_panel);
 	g_test_add_func("/plots/legend-pick-and-hide", test_legend_pick_and_hide);
+	g_test_add_func("/plots/panel-group-hidden", test_panel_group_hidden);
 	g_test_add_func("/plots/export", test_export);
 	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();
