@@ -25,6 +25,7 @@ struct ClPlotSeries {
 	double marker_size;
 	int marker_every;
 	bool line_visible;
+	char *group; /* what hiding and legend clicks act on; NULL: the label */
 };
 
 struct ClPlotHeatmap {
@@ -70,12 +71,23 @@ typedef struct PlotRect {
 	double x, y, w, h;
 } PlotRect;
 
+typedef struct PlotLegendHit {
+	PlotRect rect;
+	const ClPlotSeries *series;
+} PlotLegendHit;
+
+/* The group a series is hidden and picked by: its group, else its label. */
+const char *cl_plot_series_group(const ClPlotSeries *series);
+bool cl_plot_series_hidden(const ClPlotFigure *figure, const ClPlotSeries *series);
+bool cl_plot_panel_group_hidden(const ClPlotFigure *figure, const ClPlotPanel *panel);
+
 struct ClPlotPanel {
 	ClPlotFigure *figure;
 	char *title;
 	PlotAxis x, y;
 	bool equal_aspect;
 	bool hidden;
+	char *group; /* a hidden group's panel leaves its cell empty; NULL: none */
 	int grid; /* −1: on unless the panel shows a heatmap */
 	ClPlotLegend legend;
 	GPtrArray *series, *heatmaps, *quivers, *shapes, *texts;
@@ -101,7 +113,9 @@ struct ClPlotFigure {
 	ClPlotScale color_scale;
 	char *color_label;
 	double crosshair_x, crosshair_y;
+	GHashTable *hidden_groups; /* groups not drawn (their legend entries dimmed); NULL: none */
 	/* resolved by the last draw */
+	GArray *legend_hits; /* PlotLegendHit: where each legend entry was drawn */
 	bool has_heatmap;
 	double color_lo, color_hi;
 	bool laid_out;

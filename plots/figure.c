@@ -8,6 +8,7 @@ static void series_free(gpointer data)
 {
 	ClPlotSeries *s = data;
 	g_free(s->label);
+	g_free(s->group);
 	g_free(s->x);
 	g_free(s->y);
 	g_free(s);
@@ -63,6 +64,7 @@ static void panel_clear(ClPlotPanel *panel)
 {
 	cl_plot_panel_set_drawing(panel, NULL, NULL, NULL);
 	g_free(panel->title);
+	g_free(panel->group);
 	g_free(panel->x.label);
 	g_free(panel->y.label);
 	g_ptr_array_free(panel->series, TRUE);
@@ -103,6 +105,10 @@ void cl_plot_figure_free(ClPlotFigure *f)
 	g_free(f->row_weights);
 	g_free(f->title);
 	g_free(f->color_label);
+	if (f->hidden_groups)
+		g_hash_table_unref(f->hidden_groups);
+	if (f->legend_hits)
+		g_array_unref(f->legend_hits);
 	g_free(f);
 }
 
@@ -256,6 +262,44 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *p, const char *label, const double *x, const double *y, int count)
 {
 	return add_series(p, SERIES_LINE, label, x, y, count);
+}
+
+void cl_plot_series_set_group(ClPlotSeries *s, const char *group)
+{
+	g_free(s->group);
+	s->group = g_strdup(group);
+}
+
+const char *cl_plot_series_group(const ClPlotSeries *s)
+{
+	return s->group ? s->group : s->label;
+}
+
+bool cl_plot_series_hidden(const ClPlotFigure *f, const ClPlotSeries *s)
+{
+	const char *group = cl_plot_series_group(s);
+	return f->hidden_groups && group && g_hash_table_contains(f->hidden_groups, group);
+}
+
+void cl_plot_panel_set_group(ClPlotPanel *p, const char *group)
+{
+	g_free(p->group);
+	p->group = g_strdup(group);
+}
+
+bool cl_plot_panel_group_hidden(const ClPlotFigure *f, const ClPlotPanel *p)
+{
+	return f->hidden_groups && p->group && g_hash_table_contains(f->hidden_groups, p->group);
+}
+
+void cl_plot_figure_set_group_hidden(ClPlotFigure *f, const char *group, bool hidden)
+{
+	if (!f->hidden_groups)
+		f->hidden_groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	if (hidden)
+		g_hash_table_add(f->hidden_groups, g_strdup(group));
+	else
+		g_hash_table_remove(f->hidden_groups, group);
 }
 
 ClPlotSeries *cl_plot_panel_add_legend_entry(ClPlotPanel *p, const char *label)

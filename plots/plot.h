@@ -192,6 +192,15 @@ void cl_plot_series_set_dash(ClPlotSeries *series, ClPlotDash dash);
 void cl_plot_series_set_marker(ClPlotSeries *series, ClPlotMarker marker, double size, int every);
 /* No line, markers only. */
 void cl_plot_series_set_line_visible(ClPlotSeries *series, bool visible);
+/* The group the series is hidden and picked with (a backend's curves in
+ * several panels, labelled or not); without one, its label. */
+void cl_plot_series_set_group(ClPlotSeries *series, const char *group);
+/* A panel of one backend (a heatmap's): hidden with its group. */
+void cl_plot_panel_set_group(ClPlotPanel *panel, const char *group);
+/* A hidden group's series are not drawn (the ranges still count them, so
+ * the axes stay put); its legend entries are dimmed and struck through; its
+ * panels leave their cells empty. */
+void cl_plot_figure_set_group_hidden(ClPlotFigure *figure, const char *group, bool hidden);
 
 /* nx × ny cells over [x_min, x_max] × [y_min, y_max] (cell edges);
  * values[j·nx + i] is the cell at column i from x_min, row j from y_min.
@@ -228,6 +237,8 @@ void cl_plot_figure_draw(ClPlotFigure *figure, cairo_t *cr, double width, double
 /* From the last draw: which panel is under (px, py) and the data
  * coordinates there. False outside every plot area (a drawing has none). */
 bool cl_plot_figure_pick(const ClPlotFigure *figure, double px, double py, int *row, int *col, double *x, double *y);
+/* From the last draw: the group of the legend entry under (px, py), or NULL. */
+const char *cl_plot_figure_legend_pick(const ClPlotFigure *figure, double px, double py);
 /* From the last draw: where data (x, y) of a panel lands, in user units. */
 bool cl_plot_figure_data_to_device(const ClPlotFigure *figure, int row, int col, double x, double y, double *px,
 								   double *py);

@@ -988,8 +988,8 @@ static void draw_legend_sample(cairo_t *cr, const ClPlotSeries *s, double x, dou
 	draw_marker(cr, s->marker, x + LEGEND_SAMPLE / 2, y, s->marker_size, color, theme);
 }
 
-static void draw_legend_box(cairo_t *cr, GPtrArray *entries, PlotRect box, double font, bool horizontal,
-							const Theme *theme)
+static void draw_legend_box(cairo_t *cr, ClPlotFigure *f, GPtrArray *entries, PlotRect box, double font,
+							bool horizontal, const Theme *theme)
 {
 	cairo_rectangle(cr, box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1);
 	set_color(cr, theme->legend_background);
@@ -1007,10 +1007,23 @@ static void draw_legend_box(cairo_t *cr, GPtrArray *entries, PlotRect box, doubl
 			x = box.x + PAD;
 			y += line_h;
 		}
+		bool hidden = cl_plot_series_hidden(f, s);
+		if (hidden)
+			cairo_push_group(cr);
 		draw_legend_sample(cr, s, x, y + line_h / 2, theme);
 		set_color(cr, theme->foreground);
 		text_show(cr, &t, x + LEGEND_SAMPLE + PAD, y + line_h / 2, 0, 0.5, 0);
+		if (hidden) { /* struck through and dimmed, as the canvas legend shows a hidden backend */
+			cairo_set_line_width(cr, 1);
+			cairo_move_to(cr, x, y + line_h / 2);
+			cairo_line_to(cr, x + entry_w, y + line_h / 2);
+			cairo_stroke(cr);
+			cairo_pop_group_to_source(cr);
+			cairo_paint_with_alpha(cr, 0.45);
+		}
 		text_free(&t);
+		PlotLegendHit hit = {{x, y, entry_w, line_h}, s};
+		g_array_append_val(f->legend_hits, hit);
 		if (horizontal)
 			x += entry_w + 3 * PAD;
 		else
@@ -1188,7 +1201,7 @@ static void draw_panel_legend(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p
 	if (entries->len) {
 		double w, h;
 		legend_size(cr, entries, L->font, false, p->area.w, &w, &h);
-		draw_legend_box(cr, entries, panel_legend_rect(p, w, h), L->font, false, theme);
+		draw_legend_box(cr, p->figure, entries, panel_legend_rect(p, w, h), L->font, false, theme);
 	}
 	g_ptr_array_free(entries, TRUE);
 }
@@ -1214,7 +1227,8 @@ static void draw_panel(cairo_t *cr, const ClPlotFigure *f, ClPlotPanel *p, const
 	for (guint i = 0; i < p->quivers->len; i++)
 		draw_quiver(cr, p, g_ptr_array_index(p->quivers, i), theme);
 	for (guint i = 0; i < p->series->len; i++)
-		draw_series(cr, p, g_ptr_array_index(p->series, i), theme);
+		if (!cl_plot_series_hidden(f, g_ptr_array_index(p->series, i)))
+			draw_series(cr, p, g_ptr_array_index(p->series, i), theme);
 	for (guint i = 0; i < p->texts->len; i++) {
 		const PlotText *t = g_ptr_array_index(p->texts, i);
 		if (!visible(p, t->x, t->y))
@@ -1294,18 +1308,21 @@ void cl_plot_figure_draw(ClPlotFigure *f, cairo_t *cr, double width, double heig
 	cairo_clip(cr);
 	set_color(cr, theme.background);
 	cairo_paint(cr);
+	if (!f->legend_hits)
+		f->legend_hits = g_array_new(FALSE, FALSE, sizeof(PlotLegendHit));
+	g_array_set_size(f->legend_hits, 0);
 	Layout L;
 	layout_compute(f, cr, width, height, &L);
 	if (f->title)
 		draw_text(cr, f->title, L.title_font, theme.foreground, width / 2, OUTER_PAD, 0.5, 0, 0);
 	for (int i = 0; i < f->rows * f->cols; i++)
-		if (!f->panels[i].hidden)
+		if (!f->panels[i].hidden && !cl_plot_panel_group_hidden(f, &f->panels[i]))
 			draw_panel(cr, f, &f->panels[i], &L, &theme);
 	if (f->has_heatmap)
 		draw_colorbar(cr, f, &L, &theme);
 	if (L.legend.w > 0) {
 		GPtrArray *entries = legend_entries(f, NULL);
-		draw_legend_box(cr, entries, L.legend, L.font, f->legend == CL_PLOT_LEGEND_BELOW, &theme);
+		draw_legend_box(cr, f, entries, L.legend, L.font, f->legend == CL_PLOT_LEGEND_BELOW, &theme);
 		g_ptr_array_free(entries, TRUE);
 	}
 	cairo_restore(cr);
@@ -1318,7 +1335,7 @@ bool cl_plot_figure_pick(const ClPlotFigure *f, double px, double py, int *row, 
 	for (int i = 0; i < f->rows * f->cols; i++) {
 		const ClPlotPanel *p = &f->panels[i];
 		const PlotRect *a = &p->area;
-		if (!shows_axes(p) || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
+		if (!shows_axes(p) || cl_plot_panel_group_hidden(f, p) || px < a->x || px > a->x + a->w || py < a->y || py > a->y + a->h)
 			continue;
 		if (row)
 			*row = i / f->cols;
@@ -1331,6 +1348,16 @@ bool cl_plot_figure_pick(const ClPlotFigure *f, double px, double py, int *row, 
 		return true;
 	}
 	return false;
+}
+
+const char *cl_plot_figure_legend_pick(const ClPlotFigure *f, double px, double py)
+{
+	for (guint i = 0; f->laid_out && f->legend_hits && i < f->legend_hits->len; i++) {
+		const PlotLegendHit *hit = &g_array_index(f->legend_hits, PlotLegendHit, i);
+		if (px >= hit->rect.x && px <= hit->rect.x + hit->rect.w && py >= hit->rect.y && py <= hit->rect.y + hit->rect.h)
+			return cl_plot_series_group(hit->series);
+	}
+	return NULL;
 }
 
 bool cl_plot_figure_data_to_device(const ClPlotFigure *f, int row, int col, double x, double y, double *px,

@@ -1,5 +1,5 @@
-/* The contactlab executable: bad input gets one clear message and exit
- * status 2 without touching output files; the CSV formats. */
+/* The contactlab executable: bad input gets one clear message (a line for
+ * each mistake of a scene file) and exit status 2 without touching output files; the CSV formats. */
 #include "cli-run.h"
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -197,6 +197,24 @@ static void test_bad_input(gconstpointer data)
 	g_free(scene);
 }
 
+/* A file with several mistakes: the message lists each on its own line. */
+static void test_every_error(void)
+{
+	g_autofree char *scene = write_scene("two-errors.json",
+										 HEAD "\"balls\": [{\"id\": \"a\", \"position\": [0, 0], \"radius\": \"big\"}], "
+											  "\"walls\": [{\"id\": \"w\", \"point\": [0, 0], \"normal\": [0, 1], "
+											  "\"colour\": 1}]}");
+	const char *args[] = {"gradients", scene, NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(run(args, &out, &err), ==, 2);
+	g_assert_cmpstr(out, ==, "");
+	g_autofree char *expected = g_strdup_printf("contactlab: %s: balls[0].radius: must be a number\n"
+												"%s: walls[0].colour: unknown key (expected one of: id, point, normal)\n",
+												scene, scene);
+	g_assert_cmpstr(err, ==, expected);
+	g_remove(scene);
+}
+
 /* A bad run never replaces a user's file. */
 static void test_output_untouched(void)
 {
@@ -373,6 +391,7 @@ int main(int argc, char **argv)
 		g_test_add_data_func(path, &bad_inputs[i], test_bad_input);
 		g_free(path);
 	}
+	g_test_add_func("/cli/every-error", test_every_error);
 	g_test_add_func("/cli/output-untouched", test_output_untouched);
 	g_test_add_func("/cli/output-to-fifo", test_output_to_fifo);
 	g_test_add_func("/cli/gradients-csv", test_gradients_csv);

@@ -8,6 +8,7 @@
 #include "cl-job.h"
 #include "cl-runner.h"
 #include "cl-session-export.h"
+#include "backend-style.h"
 #include "figures.h"
 #include "lesson-file.h"
 #include "perturbation-figure.h"
@@ -211,6 +212,66 @@ static void test_backends(void)
 	g_assert_cmpint(c.count, ==, 1);
 	g_autoptr(GArray) some = cl_document_enabled_backends(doc);
 	g_assert_cmpuint(some->len, ==, all->len - 1);
+}
+
+/* The colour at data (0.5, y) of a 1×1 figure drawn at 320 × 240. */
+static guint32 colour_at(ClPlotFigure *f, double y)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 320, 240);
+	cairo_t *cr = cairo_create(surface);
+	cl_plot_figure_draw(f, cr, 320, 240);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	double px, py;
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.5, y, &px, &py));
+	guint32 pixel = *(guint32 *)(cairo_image_surface_get_data(surface) +
+								 (int)py * cairo_image_surface_get_stride(surface) + 4 * (int)px);
+	cairo_surface_destroy(surface);
+	return pixel & 0xFFFFFF;
+}
+
+/* A legend click toggles a backend's hidden state; every figure then hides
+ * that backend's curves (the series styled for it) and only those. */
+static void test_backends_hidden_in_figures(void)
+{
+	Changes c = {0};
+	g_autoptr(ClDocument) doc = task3_document(&c);
+	int hidden = cl_backend_find("lcp-nimble"), kept = cl_backend_find("impulse");
+	g_assert_cmpint(hidden, >=, 0);
+	g_assert_cmpint(kept, >=, 0);
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	cl_plot_panel_set_x_range(p, 0, 1);
+	cl_plot_panel_set_y_range(p, 0, 1);
+	cl_plot_panel_set_grid(p, false);
+	const int backends[2] = {hidden, kept};
+	const double heights[2] = {0.5, 0.25};
+	for (int i = 0; i < 2; i++) {
+		ClPlotSeries *s = cl_plot_panel_add_line(p, i ? NULL : cl_backend_info(backends[i])->id, (double[]){0, 1},
+												 (double[]){heights[i], heights[i]}, 2);
+		cl_backend_style_series(s, backends[i], false);
+		cl_plot_series_set_width(s, 4);
+	}
+	const guint32 white = 0xFFFFFF;
+	g_assert_cmpuint(colour_at(f, 0.5), !=, white);
+
+	cl_document_toggle_backend_hidden(doc, hidden);
+	g_assert_true(c.what == CL_DOCUMENT_BACKENDS);
+	g_assert_false(cl_document_backend_shown(doc, hidden));
+	cl_document_hide_in_figure(doc, f);
+	g_assert_cmpuint(colour_at(f, 0.5), ==, white);
+	g_assert_cmpuint(colour_at(f, 0.25), !=, white); /* the unlabelled curve of a shown backend stays */
+
+	cl_document_toggle_backend_hidden(doc, hidden);
+	g_assert_true(cl_document_backend_shown(doc, hidden));
+	cl_document_hide_in_figure(doc, f);
+	g_assert_cmpuint(colour_at(f, 0.5), !=, white);
+
+	/* the unlabelled curve hides with its backend too */
+	cl_document_toggle_backend_hidden(doc, kept);
+	cl_document_hide_in_figure(doc, f);
+	g_assert_cmpuint(colour_at(f, 0.25), ==, white);
+	cl_plot_figure_free(f);
 }
 
 /* ------------------------------------------------------------------ jobs */
@@ -525,6 +586,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/document/selection", test_selection);
 	g_test_add_func("/document/recovery", test_recovery);
 	g_test_add_func("/document/backends", test_backends);
+	g_test_add_func("/document/backends-hidden-in-figures", test_backends_hidden_in_figures);
 	g_test_add_func("/runner/follows-edits", test_runner_follows_edits);
 	g_test_add_func("/export/canvas-is-simulate", test_export_canvas_is_simulate);
 	g_test_add_func("/export/perturbation-is-handout", test_export_perturbation_is_handout);

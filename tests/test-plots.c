@@ -644,6 +644,105 @@ static void test_export(void)
 	cl_plot_figure_free(f);
 }
 
+/* Where the legend entry of group lies in the last draw, by asking the pick. */
+static gboolean find_legend_entry(ClPlotFigure *f, int width, int height, const char *group, double *px, double *py)
+{
+	for (int y = 0; y < height; y++)
+		for (int x = 0; x < width; x++) {
+			const char *picked = cl_plot_figure_legend_pick(f, x + 0.5, y + 0.5);
+			if (picked && strcmp(picked, group) == 0) {
+				*px = x + 0.5;
+				*py = y + 0.5;
+				return TRUE;
+			}
+		}
+	return FALSE;
+}
+
+/* A legend entry is found by its point and names its group; hiding a group
+ * takes its curves out of every panel, labelled or not, and leaves its
+ * legend entry in place (so a second click can bring it back). */
+static void test_legend_pick_and_hide(void)
+{
+	const int width = 480, height = 300;
+	ClPlotFigure *f = cl_plot_figure_new(1, 2);
+	cl_plot_figure_set_legend(f, CL_PLOT_LEGEND_BELOW);
+	ClPlotColor red = {0.8, 0, 0, 1}, blue = {0, 0, 1, 1};
+	for (int c = 0; c < 2; c++) {
+		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
+		cl_plot_panel_set_x_range(p, 0, 1);
+		cl_plot_panel_set_y_range(p, 0, 1);
+		cl_plot_panel_set_grid(p, false);
+		/* the left panel's curves are labelled; the right one's "a" curve is only grouped */
+		ClPlotSeries *a = cl_plot_panel_add_line(p, c == 0 ? "a" : NULL, (double[]){0, 1}, (double[]){0.5, 0.5}, 2);
+		cl_plot_series_set_group(a, "a");
+		cl_plot_series_set_color(a, red);
+		cl_plot_series_set_width(a, 3);
+		ClPlotSeries *b = cl_plot_panel_add_line(p, c == 0 ? "b" : NULL, (double[]){0, 1}, (double[]){0.25, 0.25}, 2);
+		cl_plot_series_set_group(b, "b");
+		cl_plot_series_set_color(b, blue);
+		cl_plot_series_set_width(b, 3);
+	}
+	cairo_surface_t *shown = render(f, width, height);
+	double ax, ay, bx, by;
+	g_assert_true(find_legend_entry(f, width, height, "a", &ax, &ay));
+	g_assert_true(find_legend_entry(f, width, height, "b", &bx, &by));
+	g_assert_null(cl_plot_figure_legend_pick(f, 1, 1));
+	double px, py;
+	for (int c = 0; c < 2; c++) {
+		g_assert_true(cl_plot_figure_data_to_device(f, 0, c, 0.5, 0.5, &px, &py));
+		g_assert_cmpfloat(pixel(shown, px, py).r, >, 0.5);
+	}
+
+	cl_plot_figure_set_group_hidden(f, "a", true);
+	cairo_surface_t *hidden = render(f, width, height);
+	for (int c = 0; c < 2; c++) {
+		g_assert_true(cl_plot_figure_data_to_device(f, 0, c, 0.5, 0.5, &px, &py));
+		assert_color(pixel(hidden, px, py), 1, 1, 1, 0.01); /* a is gone from both panels */
+		g_assert_true(cl_plot_figure_data_to_device(f, 0, c, 0.5, 0.25, &px, &py));
+		assert_color(pixel(hidden, px, py), 0, 0, 1, 0.05); /* b stays */
+	}
+	const char *still = cl_plot_figure_legend_pick(f, ax, ay);
+	g_assert_cmpstr(still, ==, "a");
+
+	cl_plot_figure_set_group_hidden(f, "a", false);
+	cairo_surface_t *again = render(f, width, height);
+	g_assert_true(same_pixels(shown, again));
+	cairo_surface_destroy(shown);
+	cairo_surface_destroy(hidden);
+	cairo_surface_destroy(again);
+	cl_plot_figure_free(f);
+}
+
+/* A panel of a hidden group leaves its cell empty, and nothing is picked there. */
+static void test_panel_group_hidden(void)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 2);
+	const char *groups[2] = {"a", "b"};
+	for (int c = 0; c < 2; c++) {
+		ClPlotPanel *p = cl_plot_figure_panel(f, 0, c);
+		cl_plot_panel_add_heatmap(p, 2, 2, (double[]){1, 2, 3, 4}, 0, 1, 0, 1);
+		cl_plot_panel_set_group(p, groups[c]);
+	}
+	cairo_surface_t *shown = render(f, 400, 240);
+	double ax, ay, bx, by;
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.25, 0.25, &ax, &ay));
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 1, 0.25, 0.25, &bx, &by));
+	ClPlotColor a = pixel(shown, ax, ay);
+	g_assert_false(fabs(a.r - 1) < 0.01 && fabs(a.g - 1) < 0.01 && fabs(a.b - 1) < 0.01);
+	g_assert_true(cl_plot_figure_pick(f, ax, ay, NULL, NULL, NULL, NULL));
+
+	cl_plot_figure_set_group_hidden(f, "a", true);
+	cairo_surface_t *hidden = render(f, 400, 240);
+	assert_color(pixel(hidden, ax, ay), 1, 1, 1, 0.01);
+	g_assert_false(cl_plot_figure_pick(f, ax, ay, NULL, NULL, NULL, NULL));
+	ClPlotColor b0 = pixel(shown, bx, by), b1 = pixel(hidden, bx, by);
+	assert_color(b1, b0.r, b0.g, b0.b, 0.0); /* the other panel is untouched */
+	cairo_surface_destroy(shown);
+	cairo_surface_destroy(hidden);
+	cl_plot_figure_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -658,6 +757,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/small-multiples", test_small_multiples);
 	g_test_add_func("/plots/dark-theme", test_dark_theme);
 	g_test_add_func("/plots/drawing-panel", test_drawing_panel);
+	g_test_add_func("/plots/legend-pick-and-hide", test_legend_pick_and_hide);
+	g_test_add_func("/plots/panel-group-hidden", test_panel_group_hidden);
 	g_test_add_func("/plots/export", test_export);
 	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();

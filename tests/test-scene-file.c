@@ -1,5 +1,6 @@
 /* Scene files: presets equal the C builders, round trips, strict parsing
  * with path-named messages, --set overrides, CSV parsing (number text: test-numbers). */
+#include "json-read.h"
 #include "numbers.h"
 #include "scene-file.h"
 #include "tasks.h"
@@ -271,6 +272,63 @@ static void test_bad_input(gconstpointer data)
 	g_error_free(error);
 }
 
+/* A file with several mistakes: one message, a line for each, in the order
+ * of the file; a mistake does not hide the ones after it. */
+static void test_every_error(void)
+{
+	const char *json = "{\"contactlab\": 1, \"duration\": 1, \"steps\": 10, \"colour\": 3,\n"
+					   " \"balls\": [{\"id\": \"a\", \"position\": [0, \"x\"], \"radius\": 0.1, \"mass\": \"heavy\"},\n"
+					   "           {\"id\": \"b\", \"position\": [3, 0], \"radius\": 0.5, \"spin\": 1}],\n"
+					   " \"walls\": [{\"id\": \"w\", \"point\": [0, null], \"normal\": [0, 1]}],\n"
+					   " \"loss\": [{\"type\": \"final_position\", \"ball\": \"zz\", \"target\": [1, 1]}],\n"
+					   " \"optimize\": {\"parameters\": [], \"learning_rate\": \"fast\", \"optimizer\": \"sgd\"},\n"
+					   " \"backends\": {\"nope\": {}, \"impulse\": {\"precision\": 1}}}";
+	const char *const expected[] = {
+		"bad.json: colour: unknown key",
+		"bad.json: balls[0].position[1]: must be a number",
+		"bad.json: balls[0].mass: must be a number",
+		"bad.json: balls[1].spin: unknown key",
+		"bad.json: walls[0].point[1]: must be a number",
+		"bad.json: loss[0].ball: no ball has the id \"zz\"",
+		"bad.json: optimize.learning_rate: must be a number",
+		"bad.json: optimize.optimizer: must be \"gd\" or \"adam\"",
+		"bad.json: backends.nope: unknown backend",
+		"bad.json: backends.impulse.precision: must be a string",
+	};
+	GError *error = NULL;
+	g_assert_null(cl_scene_file_parse(json, -1, "bad.json", &error));
+	g_assert_error(error, CL_SCENE_FILE_ERROR, CL_SCENE_FILE_ERROR_INVALID);
+	g_auto(GStrv) lines = g_strsplit(error->message, "\n", -1);
+	g_assert_cmpuint(g_strv_length(lines), ==, G_N_ELEMENTS(expected));
+	for (gsize i = 0; i < G_N_ELEMENTS(expected); i++)
+		if (!g_str_has_prefix(lines[i], expected[i]))
+			g_test_fail_printf("line %zu \"%s\" does not start with \"%s\"", i + 1, lines[i], expected[i]);
+	g_error_free(error);
+}
+
+/* Beyond CL_JSON_MAX_ERRORS the message says how many more there are. */
+static void test_error_limit(void)
+{
+	const int balls = CL_JSON_MAX_ERRORS + 10;
+	GString *json = g_string_new("{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [");
+	for (int i = 0; i < balls; i++)
+		g_string_append_printf(json, "%s{\"id\": \"b%d\", \"position\": [%d, 0], \"radius\": \"big\"}", i ? ", " : "",
+							   i, i);
+	g_string_append(json, "]}");
+	GError *error = NULL;
+	g_assert_null(cl_scene_file_parse(json->str, -1, "many.json", &error));
+	g_assert_nonnull(error);
+	g_auto(GStrv) lines = g_strsplit(error->message, "\n", -1);
+	g_assert_cmpuint(g_strv_length(lines), ==, CL_JSON_MAX_ERRORS + 1);
+	for (int i = 0; i < CL_JSON_MAX_ERRORS; i++) {
+		g_autofree char *line = g_strdup_printf("many.json: balls[%d].radius: must be a number", i);
+		g_assert_cmpstr(lines[i], ==, line);
+	}
+	g_assert_cmpstr(lines[CL_JSON_MAX_ERRORS], ==, "many.json: 10 more errors not listed");
+	g_error_free(error);
+	g_string_free(json, TRUE);
+}
+
 /* Every prefix and many one-byte corruptions of every preset: a scene or a
  * message, never a crash (run under ASan/UBSan in CI). */
 static void test_never_crashes(void)
@@ -372,6 +430,8 @@ int main(int argc, char **argv)
 		g_test_add_data_func(path, &bad_cases[i], test_bad_input);
 		g_free(path);
 	}
+	g_test_add_func("/scene-file/every-error", test_every_error);
+	g_test_add_func("/scene-file/error-limit", test_error_limit);
 	g_test_add_func("/scene-file/never-crashes", test_never_crashes);
 	g_test_add_func("/scene-file/settings", test_settings);
 	g_test_add_func("/scene-file/csv-parse", test_csv_parse);

@@ -1,6 +1,7 @@
 #include "cl-application.h"
 
 #include "agreement.h"
+#include "cl-accels.h"
 #include "atomic-file.h"
 #include "cl-window.h"
 #include "scene-file.h"
@@ -165,33 +166,8 @@ static void cl_application_startup(GApplication *app)
 		g_signal_connect(self->settings, "changed::dark-theme", G_CALLBACK(apply_theme), NULL);
 	}
 	g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions), app);
-	static const struct {
-		const char *action;
-		const char *accels[3];
-	} accels[] = {
-		{"app.quit", {"<Control>q", NULL}},
-		{"app.preferences", {"<Control>comma", NULL}},
-		{"app.open-file('')", {"<Control>o", NULL}},
-		{"win.save", {"<Control>s", NULL}},
-		{"win.save-as('')", {"<Control><Shift>s", NULL}},
-		{"win.run", {"<Control>r", "F5", NULL}},
-		{"win.cancel", {"Escape", NULL}},
-		{"win.undo", {"<Control>z", NULL}},
-		{"win.redo", {"<Control><Shift>z", "<Control>y", NULL}},
-		{"win.zoom-fit", {"<Control>0", NULL}},
-		{"win.zoom-in", {"<Control>plus", "<Control>equal", NULL}},
-		{"win.zoom-out", {"<Control>minus", NULL}},
-		{"win.close", {"<Control>w", NULL}},
-		{"win.export-png", {"<Control>e", NULL}},
-		{"win.lessons", {"F9", NULL}},
-		{"win.lesson-next", {"<Alt>Right", NULL}},
-		{"win.lesson-previous", {"<Alt>Left", NULL}},
-		{"win.presentation", {"F11", NULL}},
-		{"win.sidebar", {"F8", NULL}},
-		{"win.help", {"F1", NULL}},
-	};
-	for (gsize i = 0; i < G_N_ELEMENTS(accels); i++)
-		gtk_application_set_accels_for_action(GTK_APPLICATION(app), accels[i].action, accels[i].accels);
+	for (unsigned i = 0; i < cl_accel_count; i++)
+		gtk_application_set_accels_for_action(GTK_APPLICATION(app), cl_accels[i].action, cl_accels[i].accels);
 
 	/* style.css (and style-dark.css) AdwApplication loads from the resources */
 	add_agreement_css();

@@ -87,7 +87,7 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
 	ClResult *run = cl_document_get_result(self->doc, CL_RESULT_RUN);
 	for (int b = 0; b < cl_backend_count(); b++)
-		self->visible[b] = cl_document_backend_enabled(self->doc, b);
+		self->visible[b] = cl_document_backend_shown(self->doc, b);
 	cl_perturbation_draw(cr, run ? cl_result_scene(run) : NULL, run ? cl_result_payload(run) : NULL, self->visible,
 						 w, h, fg.red + fg.green + fg.blue > 1.5);
 }

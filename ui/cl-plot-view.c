@@ -1,5 +1,6 @@
 #include "cl-plot-view.h"
 
+#include "cl-workbench.h"
 #include "numbers.h"
 
 #include <math.h>
@@ -23,6 +24,10 @@ struct _ClPlotView {
 	double pointer_x, pointer_y;
 	int hover_row, hover_col;
 	double hover_x, hover_y;
+	/* in a workbench: its document, whose hidden backends the figure hides */
+	ClDocument *doc;
+	gulong changed_handler;
+	gboolean on_legend;
 };
 
 G_DEFINE_FINAL_TYPE(ClPlotView, cl_plot_view, GTK_TYPE_WIDGET)
@@ -145,8 +150,20 @@ static void cl_plot_view_size_allocate(GtkWidget *widget, int width, int height,
 
 /* --------------------------------------------------------------- hover */
 
+/* The backend whose legend entry is under (px, py) in the last draw, or −1. */
+static int legend_backend_at(ClPlotView *self, double px, double py)
+{
+	const char *group = self->doc && self->figure ? cl_plot_figure_legend_pick(self->figure, px, py) : NULL;
+	return group ? cl_backend_find(group) : -1;
+}
+
 static void update_hover(ClPlotView *self, double px, double py)
 {
+	gboolean on_legend = legend_backend_at(self, px, py) >= 0;
+	if (on_legend != self->on_legend) {
+		self->on_legend = on_legend;
+		gtk_widget_set_cursor_from_name(GTK_WIDGET(self), on_legend ? "pointer" : NULL);
+	}
 	int row = -1, col = -1;
 	double x = NAN, y = NAN;
 	gboolean inside = self->figure && cl_plot_figure_pick(self->figure, px, py, &row, &col, &x, &y);
@@ -186,6 +203,12 @@ static void pressed(GtkGestureClick *gesture, int n_press, double x, double y, C
 	gtk_widget_grab_focus(GTK_WIDGET(self));
 	if (button == GDK_BUTTON_SECONDARY) {
 		gtk_menu_button_popup(GTK_MENU_BUTTON(self->menu_button));
+		return;
+	}
+	/* a click on a backend in the legend hides or shows it everywhere, as on the canvas */
+	int backend = button == GDK_BUTTON_PRIMARY ? legend_backend_at(self, x, y) : -1;
+	if (backend >= 0) {
+		cl_document_toggle_backend_hidden(self->doc, backend);
 		return;
 	}
 	int row, col;
@@ -316,6 +339,8 @@ void cl_plot_view_set_figure(ClPlotView *self, ClPlotFigure *figure)
 	if (self->figure != figure)
 		cl_plot_figure_free(self->figure);
 	self->figure = figure;
+	if (figure && self->doc)
+		cl_document_hide_in_figure(self->doc, figure);
 	gtk_widget_action_set_enabled(GTK_WIDGET(self), "plot.export", figure != NULL);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
@@ -381,6 +406,35 @@ void cl_plot_view_set_faded(ClPlotView *view, gboolean faded)
 
 /* ----------------------------------------------------------- lifecycle */
 
+static void document_changed(ClDocument *doc, guint what, ClPlotView *self)
+{
+	if (!(what & CL_DOCUMENT_BACKENDS) || !self->figure)
+		return;
+	cl_document_hide_in_figure(doc, self->figure);
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void cl_plot_view_root(GtkWidget *widget)
+{
+	GTK_WIDGET_CLASS(cl_plot_view_parent_class)->root(widget);
+	ClPlotView *self = CL_PLOT_VIEW(widget);
+	ClWorkbench *workbench = cl_workbench_of(widget);
+	if (!workbench)
+		return;
+	self->doc = cl_workbench_get_document(workbench);
+	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
+	document_changed(self->doc, CL_DOCUMENT_BACKENDS, self);
+}
+
+static void cl_plot_view_unroot(GtkWidget *widget)
+{
+	ClPlotView *self = CL_PLOT_VIEW(widget);
+	if (self->doc)
+		g_clear_signal_handler(&self->changed_handler, self->doc);
+	self->doc = NULL;
+	GTK_WIDGET_CLASS(cl_plot_view_parent_class)->unroot(widget);
+}
+
 static void cl_plot_view_dispose(GObject *object)
 {
 	ClPlotView *self = CL_PLOT_VIEW(object);
@@ -405,6 +459,8 @@ static void cl_plot_view_class_init(ClPlotViewClass *klass)
 	object_class->dispose = cl_plot_view_dispose;
 	object_class->finalize = cl_plot_view_finalize;
 	widget_class->snapshot = cl_plot_view_snapshot;
+	widget_class->root = cl_plot_view_root;
+	widget_class->unroot = cl_plot_view_unroot;
 	widget_class->measure = cl_plot_view_measure;
 	widget_class->size_allocate = cl_plot_view_size_allocate;
 	/* row, col, x, y of the panel and data point under the pointer; row −1 when it left */

@@ -1,6 +1,8 @@
 /* A figure of the plots/ library on screen: the snapshot draws it through
  * the same cl_plot_figure_draw the exports use; hovering shows a crosshair
- * (in every panel at once) and a readout; an export menu (also on the right
+ * (in every panel at once) and a readout; in a workbench, the backends its
+ * document hides are hidden in the figure and a click on a backend in the
+ * legend hides or shows it everywhere; an export menu (also on the right
  * button and Ctrl+Shift+E) writes PNG at a chosen resolution, SVG, PDF, or
  * the figure's data as CSV, each atomically. */
 #pragma once

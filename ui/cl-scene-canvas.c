@@ -391,7 +391,7 @@ static void drag_begin(GtkGestureDrag *gesture, double x, double y, ClSceneCanva
 	/* a click on a backend in the legend hides or shows it everywhere */
 	int backend = legend_backend_at(self, x, y);
 	if (backend >= 0) {
-		cl_document_set_backend_hidden(self->doc, backend, cl_document_backend_shown(self->doc, backend));
+		cl_document_toggle_backend_hidden(self->doc, backend);
 		gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
 		return;
 	}

@@ -411,6 +411,17 @@ void cl_document_set_backend_hidden(ClDocument *doc, int backend, gboolean hidde
 	emit(doc, CL_DOCUMENT_BACKENDS);
 }
 
+void cl_document_toggle_backend_hidden(ClDocument *doc, int backend)
+{
+	cl_document_set_backend_hidden(doc, backend, cl_document_backend_shown(doc, backend));
+}
+
+void cl_document_hide_in_figure(ClDocument *doc, ClPlotFigure *figure)
+{
+	for (int b = 0; b < cl_backend_count(); b++)
+		cl_plot_figure_set_group_hidden(figure, cl_backend_info(b)->id, doc->enabled[b] && doc->hidden[b]);
+}
+
 void cl_document_focus_backend(ClDocument *doc, int backend)
 {
 	gboolean changed = FALSE;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "cl-result.h"
+#include "plot.h"
 #include "cl-scene-edit.h"
 
 #include <gio/gio.h>
@@ -108,6 +109,11 @@ void cl_document_set_backend_enabled(ClDocument *doc, int backend, gboolean enab
  * hides or shows it everywhere. View state, not an edit: never undone. */
 gboolean cl_document_backend_shown(ClDocument *doc, int backend);
 void cl_document_set_backend_hidden(ClDocument *doc, int backend, gboolean hidden);
+/* A click on the backend in a legend: hidden if it was shown, shown if hidden. */
+void cl_document_toggle_backend_hidden(ClDocument *doc, int backend);
+/* Hides in figure the curves of every backend the document hides (the
+ * series cl_backend_style_series grouped by the backend's id). */
+void cl_document_hide_in_figure(ClDocument *doc, ClPlotFigure *figure);
 /* Shows the reference and backend only (enabling backend if need be);
  * backend −1 shows every enabled backend again. */
 void cl_document_focus_backend(ClDocument *doc, int backend);

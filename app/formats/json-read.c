@@ -531,17 +531,36 @@ gboolean cl_json_read_integer(ClJsonReader *rd, JsonNode *node, const char *path
 
 gboolean cl_json_fail(ClJsonReader *rd, const char *path, const char *format, ...)
 {
+	if (++rd->errors > CL_JSON_MAX_ERRORS)
+		return FALSE;
 	va_list args;
 	va_start(args, format);
 	char *reason = g_strdup_vprintf(format, args);
 	va_end(args);
 	const char *where = path[0] ? path : "(top level)";
-	if (rd->file)
-		g_set_error(rd->error, rd->domain, rd->code, "%s: %s: %s", rd->file, where, reason);
-	else
-		g_set_error(rd->error, rd->domain, rd->code, "%s: %s", where, reason);
+	char *line = rd->file ? g_strdup_printf("%s: %s: %s", rd->file, where, reason)
+						  : g_strdup_printf("%s: %s", where, reason);
+	if (rd->error && *rd->error) {
+		char *joined = g_strconcat((*rd->error)->message, "\n", line, NULL);
+		g_free((*rd->error)->message);
+		(*rd->error)->message = joined;
+	} else {
+		g_set_error_literal(rd->error, rd->domain, rd->code, line);
+	}
+	g_free(line);
 	g_free(reason);
 	return FALSE;
+}
+
+void cl_json_finish_errors(ClJsonReader *rd)
+{
+	int unlisted = rd->errors - CL_JSON_MAX_ERRORS;
+	if (unlisted <= 0 || !rd->error || !*rd->error)
+		return;
+	char *joined = g_strdup_printf("%s\n%s%s%d more error%s not listed", (*rd->error)->message,
+								   rd->file ? rd->file : "", rd->file ? ": " : "", unlisted, unlisted == 1 ? "" : "s");
+	g_free((*rd->error)->message);
+	(*rd->error)->message = joined;
 }
 
 char *cl_json_child_path(const char *path, const char *key)
@@ -553,7 +572,7 @@ gboolean cl_json_check_keys(ClJsonReader *rd, JsonObject *object, const char *pa
 {
 	GList *members = json_object_get_members(object);
 	gboolean ok = TRUE;
-	for (GList *m = members; m && ok; m = m->next) {
+	for (GList *m = members; m; m = m->next) {
 		if (!g_strv_contains(allowed, m->data)) {
 			char *joined = g_strjoinv(", ", (char **)allowed);
 			char *p = cl_json_child_path(path, m->data);

@@ -18,12 +18,17 @@ typedef struct ClJsonDocument {
 	GHashTable *literals; /* JsonNode* → text; NULL when there are none */
 } ClJsonDocument;
 
+/* A reader that goes on after an error lists this many in its message, one
+ * a line, and then how many more it found. */
+#define CL_JSON_MAX_ERRORS 20
+
 typedef struct {
 	GQuark domain;
 	int code;		  /* of every error about the content */
 	const char *file; /* the messages' prefix; NULL for none */
 	GError **error;
 	const ClJsonDocument *document; /* for the numbers' text; may be NULL */
+	int errors;						/* how many cl_json_fail reported */
 } ClJsonReader;
 
 /* Parses data (length -1: NUL-terminated) strictly as one RFC 8259 JSON
@@ -43,13 +48,16 @@ void cl_json_document_free(ClJsonDocument *document);
 const char *cl_json_number_text(const ClJsonReader *rd, JsonNode *node, char buffer[32]);
 
 /* Sets the reader's error "FILE: PATH: REASON" (an empty path reads
- * "(top level)") and returns FALSE. */
+ * "(top level)") and returns FALSE. A later call adds its line to the same
+ * error, up to CL_JSON_MAX_ERRORS lines. */
 gboolean cl_json_fail(ClJsonReader *rd, const char *path, const char *format, ...) G_GNUC_PRINTF(3, 4);
+/* Ends the error's list with how many errors were left out of it, if any. */
+void cl_json_finish_errors(ClJsonReader *rd);
 
 /* "path.key", or "key" at the top level; free with g_free. */
 char *cl_json_child_path(const char *path, const char *key);
 
-/* Fails on the first member whose key is not in the NULL-terminated allowed. */
+/* Fails on every member whose key is not in the NULL-terminated allowed. */
 gboolean cl_json_check_keys(ClJsonReader *rd, JsonObject *object, const char *path, const char *const *allowed);
 
 /* The member key of object, or NULL; a missing required one fails and sets

@@ -1,6 +1,8 @@
 /* Scene files: JSON version 1, parsed strictly (every key, type and value is
  * checked, with the JSON path in the message) and written by hand so numbers
- * are the shortest text that reads back to the same double. */
+ * are the shortest text that reads back to the same double. The reader goes
+ * on past a bad value to the next one, so that one message lists every error
+ * of the file (up to CL_JSON_MAX_ERRORS); rd->errors decides the outcome. */
 #include "scene-file.h"
 
 #include "json-read.h"
@@ -75,25 +77,28 @@ static gboolean vec2_member(ClJsonReader *rd, JsonObject *object, const char *pa
 	return ok;
 }
 
-static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNode *node, const char *path)
+static void read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"constant", "sequence", NULL};
 	JsonObject *object = NULL;
 	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
-		return FALSE;
+		return;
 	JsonNode *constant = json_object_get_member(object, "constant");
 	JsonNode *sequence = json_object_get_member(object, "sequence");
-	if (!constant == !sequence)
-		return cl_json_fail(rd, path,
-							"must have exactly one of \"constant\": [ux, uy] or \"sequence\": [[ux, uy], …]");
+	if (!constant == !sequence) {
+		cl_json_fail(rd, path, "must have exactly one of \"constant\": [ux, uy] or \"sequence\": [[ux, uy], …]");
+		return;
+	}
 	ClBall *ball = &scene->balls[index];
 	if (constant) {
 		char *p = cl_json_child_path(path, "constant");
-		gboolean ok = read_vec2(rd, constant, p, &ball->control_constant);
+		read_vec2(rd, constant, p, &ball->control_constant);
 		g_free(p);
 		ball->control_kind = CL_CONTROL_CONSTANT;
-		return ok;
+		return;
 	}
+	if (scene->steps <= 0)
+		return; /* "steps" was refused: the sequence's length cannot be judged */
 	char *p = cl_json_child_path(path, "sequence");
 	JsonArray *a = NULL;
 	gboolean ok = cl_json_read_array(rd, sequence, p, &a);
@@ -115,15 +120,15 @@ static gboolean read_control(ClJsonReader *rd, ClScene *scene, int index, JsonNo
 		ok = cl_json_fail(rd, p, "out of memory");
 	g_free(u);
 	g_free(p);
-	return ok;
 }
 
 /* A ball or wall: an object with only the allowed keys and a required id. */
 static gboolean read_item(ClJsonReader *rd, JsonNode *node, const char *path, const char *const *keys,
 						  JsonObject **object, char id[CL_ID_MAX])
 {
-	if (!cl_json_read_object(rd, node, path, object) || !cl_json_check_keys(rd, *object, path, keys))
+	if (!cl_json_read_object(rd, node, path, object))
 		return FALSE;
+	cl_json_check_keys(rd, *object, path, keys);
 	gboolean failed = FALSE;
 	JsonNode *id_node = cl_json_member(rd, *object, path, "id", TRUE, &failed);
 	if (failed)
@@ -134,56 +139,57 @@ static gboolean read_item(ClJsonReader *rd, JsonNode *node, const char *path, co
 	return ok;
 }
 
-static gboolean read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
+static void read_ball(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"id", "position", "velocity", "radius", "mass", "control", NULL};
 	JsonObject *object = NULL;
 	char ball_id[CL_ID_MAX];
 	if (!read_item(rd, node, path, keys, &object, ball_id))
-		return FALSE;
+		return;
 	ClBall *ball = cl_scene_add_ball(scene, ball_id);
-	if (!ball)
-		return cl_json_fail(rd, path, "out of memory");
+	if (!ball) {
+		cl_json_fail(rd, path, "out of memory");
+		return;
+	}
 	int index = scene->ball_count - 1;
-	if (!vec2_member(rd, object, path, "position", TRUE, &ball->position) ||
-		!vec2_member(rd, object, path, "velocity", FALSE, &ball->velocity) ||
-		!number_member(rd, object, path, "radius", TRUE, &ball->radius) ||
-		!number_member(rd, object, path, "mass", FALSE, &ball->mass))
-		return FALSE;
+	vec2_member(rd, object, path, "position", TRUE, &ball->position);
+	vec2_member(rd, object, path, "velocity", FALSE, &ball->velocity);
+	number_member(rd, object, path, "radius", TRUE, &ball->radius);
+	number_member(rd, object, path, "mass", FALSE, &ball->mass);
 	JsonNode *control = json_object_get_member(object, "control");
-	if (!control)
-		return TRUE;
-	char *p = cl_json_child_path(path, "control");
-	gboolean ok = read_control(rd, scene, index, control, p);
-	g_free(p);
-	return ok;
+	if (control) {
+		char *p = cl_json_child_path(path, "control");
+		read_control(rd, scene, index, control, p);
+		g_free(p);
+	}
 }
 
-static gboolean read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
+static void read_wall(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"id", "point", "normal", NULL};
 	JsonObject *object = NULL;
 	char wall_id[CL_ID_MAX];
 	if (!read_item(rd, node, path, keys, &object, wall_id))
-		return FALSE;
+		return;
 	ClWall *wall = cl_scene_add_wall(scene, wall_id);
-	if (!wall)
-		return cl_json_fail(rd, path, "out of memory");
-	if (!vec2_member(rd, object, path, "point", TRUE, &wall->point) ||
-		!vec2_member(rd, object, path, "normal", TRUE, &wall->normal))
-		return FALSE;
+	if (!wall) {
+		cl_json_fail(rd, path, "out of memory");
+		return;
+	}
+	vec2_member(rd, object, path, "point", TRUE, &wall->point);
+	if (!vec2_member(rd, object, path, "normal", TRUE, &wall->normal))
+		return;
 	double length = hypot(wall->normal.x, wall->normal.y);
 	if (!(length > 0.0) || !isfinite(length)) {
 		char *p = cl_json_child_path(path, "normal");
 		cl_json_fail(rd, p, "must not be the zero vector (it points into the free side)");
 		g_free(p);
-		return FALSE;
+		return;
 	}
 	/* Only a vector that is not already unit to rounding is rescaled, so that
 	 * saving and loading again gives the same bits. */
 	if (fabs(length - 1.0) > 1e-12)
 		wall->normal = (ClVec2){wall->normal.x / length, wall->normal.y / length};
-	return TRUE;
 }
 
 static const char *const loss_type_names[CL_LOSS_TYPE_COUNT] = {
@@ -192,18 +198,18 @@ static const char *const loss_type_names[CL_LOSS_TYPE_COUNT] = {
 	[CL_LOSS_CONTROL_EFFORT] = "control_effort",
 };
 
-static gboolean read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
+static void read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys_position[] = {"type", "ball", "target", "weight", NULL};
 	static const char *const keys_coordinate[] = {"type", "ball", "axis", "weight", NULL};
 	static const char *const keys_effort[] = {"type", "ball", "weight", NULL};
 	JsonObject *object = NULL;
 	if (!cl_json_read_object(rd, node, path, &object))
-		return FALSE;
+		return;
 	gboolean failed = FALSE;
 	JsonNode *type_node = cl_json_member(rd, object, path, "type", TRUE, &failed);
 	if (failed)
-		return FALSE;
+		return; /* the other keys depend on the type */
 	const char *type_name = NULL;
 	char *p = cl_json_child_path(path, "type");
 	gboolean ok = cl_json_read_string(rd, type_node, p, &type_name);
@@ -216,116 +222,109 @@ static gboolean read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, cons
 						  type_name);
 	g_free(p);
 	if (!ok)
-		return FALSE;
+		return;
 	const char *const *keys = type == CL_LOSS_FINAL_POSITION	  ? keys_position
 							  : type == CL_LOSS_FINAL_COORDINATE ? keys_coordinate
 																 : keys_effort;
-	if (!cl_json_check_keys(rd, object, path, keys))
-		return FALSE;
+	cl_json_check_keys(rd, object, path, keys);
 	ClLossTerm *term = cl_scene_add_loss(scene, (ClLossType)type);
-	if (!term)
-		return cl_json_fail(rd, path, "out of memory");
+	if (!term) {
+		cl_json_fail(rd, path, "out of memory");
+		return;
+	}
 	JsonNode *ball = cl_json_member(rd, object, path, "ball", TRUE, &failed);
-	if (failed)
-		return FALSE;
 	const char *ball_id = NULL;
 	p = cl_json_child_path(path, "ball");
-	ok = cl_json_read_string(rd, ball, p, &ball_id);
-	if (ok) {
+	if (ball && cl_json_read_string(rd, ball, p, &ball_id)) {
 		term->ball = cl_scene_find_ball(scene, ball_id);
 		if (term->ball < 0)
-			ok = cl_json_fail(rd, p, "no ball has the id \"%s\"", ball_id);
+			cl_json_fail(rd, p, "no ball has the id \"%s\"", ball_id);
 	}
 	g_free(p);
-	if (!ok || !number_member(rd, object, path, "weight", FALSE, &term->weight))
-		return FALSE;
+	number_member(rd, object, path, "weight", FALSE, &term->weight);
 	if (type == CL_LOSS_FINAL_POSITION)
-		return vec2_member(rd, object, path, "target", TRUE, &term->target);
-	if (type == CL_LOSS_FINAL_COORDINATE) {
-		JsonNode *axis = cl_json_member(rd, object, path, "axis", TRUE, &failed);
-		if (failed)
-			return FALSE;
+		vec2_member(rd, object, path, "target", TRUE, &term->target);
+	JsonNode *axis = type == CL_LOSS_FINAL_COORDINATE ? cl_json_member(rd, object, path, "axis", TRUE, &failed) : NULL;
+	if (axis) {
 		const char *axis_name = NULL;
 		p = cl_json_child_path(path, "axis");
-		ok = cl_json_read_string(rd, axis, p, &axis_name);
-		if (ok && strcmp(axis_name, "x") && strcmp(axis_name, "y"))
-			ok = cl_json_fail(rd, p, "must be \"x\" or \"y\"");
-		if (ok)
-			term->axis = axis_name[0] == 'y';
+		if (cl_json_read_string(rd, axis, p, &axis_name)) {
+			if (strcmp(axis_name, "x") && strcmp(axis_name, "y"))
+				cl_json_fail(rd, p, "must be \"x\" or \"y\"");
+			else
+				term->axis = axis_name[0] == 'y';
+		}
 		g_free(p);
 	}
-	return ok;
 }
 
 /* "gradient": "adjoint|zobg|fobg|aobg" and its smoothing's sigma, samples, seed. */
-static gboolean read_estimator(ClJsonReader *rd, JsonObject *object, const char *path, ClOptimizeDef *def)
+static void read_estimator(ClJsonReader *rd, JsonObject *object, const char *path, ClOptimizeDef *def)
 {
 	JsonNode *gradient = json_object_get_member(object, "gradient");
-	gboolean ok = TRUE;
 	if (gradient) {
 		const char *name = NULL;
 		char *p = cl_json_child_path(path, "gradient");
-		ok = cl_json_read_string(rd, gradient, p, &name);
-		int estimator = ok ? cl_gradient_estimator_find(name) : -1;
-		if (ok && estimator < 0)
-			ok = cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"");
-		if (ok)
+		int estimator = cl_json_read_string(rd, gradient, p, &name) ? cl_gradient_estimator_find(name) : -2;
+		if (estimator == -1)
+			cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"");
+		if (estimator >= 0)
 			def->gradient = (ClGradientEstimator)estimator;
 		g_free(p);
 	}
-	if (!ok || !number_member(rd, object, path, "sigma", FALSE, &def->sigma))
-		return FALSE;
-	if (json_object_get_member(object, "sigma") && !(def->sigma > 0)) {
+	JsonNode *sigma = json_object_get_member(object, "sigma");
+	if (number_member(rd, object, path, "sigma", FALSE, &def->sigma) && sigma && !(def->sigma > 0)) {
 		char *p = cl_json_child_path(path, "sigma");
-		ok = cl_json_fail(rd, p, "must be positive (got %s)", cl_format_number(def->sigma).text);
+		cl_json_fail(rd, p, "must be positive (got %s)", cl_format_number(def->sigma).text);
 		g_free(p);
-		return ok;
 	}
 	JsonNode *samples = json_object_get_member(object, "samples"), *seed = json_object_get_member(object, "seed");
 	char *p = cl_json_child_path(path, "samples");
-	ok = !samples || cl_json_read_integer(rd, samples, p, 2, 1000000, &def->samples);
+	if (samples)
+		cl_json_read_integer(rd, samples, p, 2, 1000000, &def->samples);
 	g_free(p);
 	double x = 0;
 	p = cl_json_child_path(path, "seed");
 	/* a seed is a whole number a double holds exactly */
-	if (ok && seed && (ok = cl_json_read_number(rd, seed, p, &x)) && (x != floor(x) || x < 0 || x > 0x1p53))
-		ok = cl_json_fail(rd, p, "must be a whole number from 0 to 2^53 (got %s)", cl_format_number(x).text);
-	if (ok && seed)
-		def->seed = (uint64_t)x;
+	if (seed && cl_json_read_number(rd, seed, p, &x)) {
+		if (x != floor(x) || x < 0 || x > 0x1p53)
+			cl_json_fail(rd, p, "must be a whole number from 0 to 2^53 (got %s)", cl_format_number(x).text);
+		else
+			def->seed = (uint64_t)x;
+	}
 	g_free(p);
-	if (ok && def->gradient != CL_GRADIENT_ADJOINT && !json_object_get_member(object, "sigma"))
-		ok = cl_json_fail(rd, path, "\"sigma\" is required with \"gradient\": \"%s\"",
-						  cl_gradient_estimator_name(def->gradient));
-	return ok;
+	if (def->gradient != CL_GRADIENT_ADJOINT && !sigma)
+		cl_json_fail(rd, path, "\"sigma\" is required with \"gradient\": \"%s\"",
+					 cl_gradient_estimator_name(def->gradient));
 }
 
-static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
+static void read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys[] = {"parameters", "learning_rate", "iterations", "optimizer",
 									   "gradient",	 "sigma",		  "samples",	"seed",
 									   NULL};
 	JsonObject *object = NULL;
-	if (!cl_json_read_object(rd, node, path, &object) || !cl_json_check_keys(rd, object, path, keys))
-		return FALSE;
+	if (!cl_json_read_object(rd, node, path, &object))
+		return;
+	cl_json_check_keys(rd, object, path, keys);
 	ClOptimizeDef *def = &scene->optimize;
 	gboolean failed = FALSE;
 	JsonNode *parameters = cl_json_member(rd, object, path, "parameters", TRUE, &failed);
-	if (failed)
-		return FALSE;
 	char *p = cl_json_child_path(path, "parameters");
 	JsonArray *a = NULL;
-	gboolean ok = cl_json_read_array(rd, parameters, p, &a);
-	if (ok && json_array_get_length(a) > CL_OPTIMIZE_PARAMS_MAX)
-		ok = cl_json_fail(rd, p, "at most %d entries", CL_OPTIMIZE_PARAMS_MAX);
-	for (guint i = 0; ok && i < json_array_get_length(a); i++) {
+	gboolean parameters_ok = parameters && cl_json_read_array(rd, parameters, p, &a);
+	if (parameters_ok && json_array_get_length(a) > CL_OPTIMIZE_PARAMS_MAX)
+		parameters_ok = cl_json_fail(rd, p, "at most %d entries", CL_OPTIMIZE_PARAMS_MAX);
+	for (guint i = 0; parameters_ok && i < json_array_get_length(a); i++) {
 		char *pi = g_strdup_printf("%s[%u]", p, i);
-		ok = read_id(rd, json_array_get_element(a, i), pi, def->parameters[i], CL_NAME_MAX);
+		parameters_ok = read_id(rd, json_array_get_element(a, i), pi, def->parameters[i], CL_NAME_MAX);
 		def->parameter_count = (int)i + 1;
 		g_free(pi);
 	}
 	g_free(p);
-	if (!ok)
-		return FALSE;
+	/* the names are looked up in the scene only when every one could be read */
+	if (!parameters_ok)
+		def->parameter_count = 0;
 	if (def->parameter_count > 0) {
 		char message[CL_MESSAGE_MAX];
 		int count;
@@ -334,36 +333,31 @@ static gboolean read_optimize(ClJsonReader *rd, ClScene *scene, JsonNode *node, 
 			/* the engine's message starts with the JSON path already */
 			const char *colon = strstr(message, ": ");
 			char *where = colon ? g_strndup(message, (gsize)(colon - message)) : g_strdup(path);
-			ok = cl_json_fail(rd, where, "%s", colon ? colon + 2 : message);
+			cl_json_fail(rd, where, "%s", colon ? colon + 2 : message);
 			g_free(where);
-			return ok;
 		}
 		g_free(expanded);
 	}
-	if (!number_member(rd, object, path, "learning_rate", FALSE, &def->learning_rate))
-		return FALSE;
+	number_member(rd, object, path, "learning_rate", FALSE, &def->learning_rate);
 	JsonNode *iterations = json_object_get_member(object, "iterations");
 	if (iterations) {
 		p = cl_json_child_path(path, "iterations");
-		ok = cl_json_read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
+		cl_json_read_integer(rd, iterations, p, 0, 1000000, &def->iterations);
 		g_free(p);
-		if (!ok)
-			return FALSE;
 	}
 	JsonNode *optimizer = json_object_get_member(object, "optimizer");
-	if (optimizer) {
-		const char *name = NULL;
-		p = cl_json_child_path(path, "optimizer");
-		ok = cl_json_read_string(rd, optimizer, p, &name);
-		if (ok && strcmp(name, "gd") == 0)
+	const char *name = NULL;
+	p = cl_json_child_path(path, "optimizer");
+	if (optimizer && cl_json_read_string(rd, optimizer, p, &name)) {
+		if (strcmp(name, "gd") == 0)
 			def->optimizer = CL_OPTIMIZER_GD;
-		else if (ok && strcmp(name, "adam") == 0)
+		else if (strcmp(name, "adam") == 0)
 			def->optimizer = CL_OPTIMIZER_ADAM;
-		else if (ok)
-			ok = cl_json_fail(rd, p, "must be \"gd\" or \"adam\"");
-		g_free(p);
+		else
+			cl_json_fail(rd, p, "must be \"gd\" or \"adam\"");
 	}
-	return ok && read_estimator(rd, object, path, def);
+	g_free(p);
+	read_estimator(rd, object, path, def);
 }
 
 static char *backend_ids(void)
@@ -419,37 +413,36 @@ static gboolean read_backend_param(ClJsonReader *rd, ClScene *scene, int backend
 	return TRUE;
 }
 
-static gboolean read_backends(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
+static void read_backends(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	JsonObject *object = NULL;
 	if (!cl_json_read_object(rd, node, path, &object))
-		return FALSE;
+		return;
 	GList *members = json_object_get_members(object);
-	gboolean ok = TRUE;
-	for (GList *m = members; m && ok; m = m->next) {
+	for (GList *m = members; m; m = m->next) {
 		const char *id = m->data;
 		char *p = cl_json_child_path(path, id);
 		int backend = cl_backend_find(id);
 		JsonObject *params = NULL;
 		if (backend < 0) {
 			char *known = backend_ids();
-			ok = cl_json_fail(rd, p, "unknown backend (known: %s)", known);
+			cl_json_fail(rd, p, "unknown backend (known: %s)", known);
 			g_free(known);
-		} else {
-			ok = cl_json_read_object(rd, json_object_get_member(object, id), p, &params);
 		}
-		GList *names = ok ? json_object_get_members(params) : NULL;
-		for (GList *n = names; n && ok; n = n->next) {
+		GList *names = backend >= 0 && cl_json_read_object(rd, json_object_get_member(object, id), p, &params)
+						   ? json_object_get_members(params)
+						   : NULL;
+		for (GList *n = names; n; n = n->next) {
 			const char *name = n->data;
 			char *pp = cl_json_child_path(p, name);
 			int index = cl_backend_param_find(backend, name);
 			if (index < 0) {
 				char *known = param_names(backend);
-				ok = cl_json_fail(rd, pp, "backend \"%s\" has no parameter of this name (it has: %s)", id,
-						 known[0] ? known : "none");
+				cl_json_fail(rd, pp, "backend \"%s\" has no parameter of this name (it has: %s)", id,
+							 known[0] ? known : "none");
 				g_free(known);
 			} else {
-				ok = read_backend_param(rd, scene, backend, index, json_object_get_member(params, name), pp);
+				read_backend_param(rd, scene, backend, index, json_object_get_member(params, name), pp);
 			}
 			g_free(pp);
 		}
@@ -457,32 +450,26 @@ static gboolean read_backends(ClJsonReader *rd, ClScene *scene, JsonNode *node, 
 		g_free(p);
 	}
 	g_list_free(members);
-	return ok;
 }
 
 /* An array of at most max items (0: any number), each read by read_one. */
-static gboolean read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
-						  guint max, gboolean (*read_one)(ClJsonReader *, ClScene *, JsonNode *, const char *))
+static void read_list(ClJsonReader *rd, ClScene *scene, JsonObject *root, const char *key, gboolean required,
+					  guint max, void (*read_one)(ClJsonReader *, ClScene *, JsonNode *, const char *))
 {
 	gboolean failed = FALSE;
 	JsonNode *node = cl_json_member(rd, root, "", key, required, &failed);
-	if (failed)
-		return FALSE;
-	if (!node)
-		return TRUE;
 	JsonArray *a = NULL;
-	if (!cl_json_read_array(rd, node, key, &a))
-		return FALSE;
-	if (max && json_array_get_length(a) > max) /* refused before it is read */
-		return cl_json_fail(rd, key, "%u %s, more than the limit of %u", json_array_get_length(a), key, max);
+	if (!node || !cl_json_read_array(rd, node, key, &a))
+		return;
+	if (max && json_array_get_length(a) > max) { /* refused before it is read */
+		cl_json_fail(rd, key, "%u %s, more than the limit of %u", json_array_get_length(a), key, max);
+		return;
+	}
 	for (guint i = 0; i < json_array_get_length(a); i++) {
 		char *p = g_strdup_printf("%s[%u]", key, i);
-		gboolean ok = read_one(rd, scene, json_array_get_element(a, i), p);
+		read_one(rd, scene, json_array_get_element(a, i), p);
 		g_free(p);
-		if (!ok)
-			return FALSE;
 	}
-	return TRUE;
 }
 
 static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node)
@@ -499,33 +486,34 @@ static gboolean read_scene(ClJsonReader *rd, ClScene *scene, JsonNode *root_node
 		return FALSE;
 	if (!cl_json_is_number(version) || cl_json_number_of(version) != 1.0)
 		return cl_json_fail(rd, "contactlab", "must be 1 (the only scene file version so far)");
-	if (!cl_json_check_keys(rd, root, "", keys))
-		return FALSE;
+	cl_json_check_keys(rd, root, "", keys);
 	JsonNode *name = json_object_get_member(root, "name");
-	if (name && !read_id(rd, name, "name", scene->name, sizeof scene->name))
-		return FALSE;
+	if (name)
+		read_id(rd, name, "name", scene->name, sizeof scene->name);
 	JsonNode *description = json_object_get_member(root, "description");
-	if (description && !read_id(rd, description, "description", scene->description, sizeof scene->description))
-		return FALSE;
-	if (!number_member(rd, root, "", "duration", TRUE, &scene->duration))
-		return FALSE;
+	if (description)
+		read_id(rd, description, "description", scene->description, sizeof scene->description);
+	number_member(rd, root, "", "duration", TRUE, &scene->duration);
 	JsonNode *steps = cl_json_member(rd, root, "", "steps", TRUE, &failed);
 	if (failed || !cl_json_read_integer(rd, steps, "steps", 1, CL_MAX_STEPS, &scene->steps))
-		return FALSE;
-	if (!vec2_member(rd, root, "", "gravity", FALSE, &scene->gravity) ||
-		!number_member(rd, root, "", "elasticity", FALSE, &scene->elasticity) ||
-		!number_member(rd, root, "", "friction", FALSE, &scene->friction))
-		return FALSE;
-	if (!read_list(rd, scene, root, "balls", TRUE, CL_MAX_BALLS, read_ball) ||
-		!read_list(rd, scene, root, "walls", FALSE, CL_MAX_WALLS, read_wall) ||
-		!read_list(rd, scene, root, "loss", FALSE, 0, read_loss))
-		return FALSE;
+		scene->steps = 0; /* read_control then leaves the sequences alone */
+	vec2_member(rd, root, "", "gravity", FALSE, &scene->gravity);
+	number_member(rd, root, "", "elasticity", FALSE, &scene->elasticity);
+	number_member(rd, root, "", "friction", FALSE, &scene->friction);
+	read_list(rd, scene, root, "balls", TRUE, CL_MAX_BALLS, read_ball);
+	read_list(rd, scene, root, "walls", FALSE, CL_MAX_WALLS, read_wall);
+	read_list(rd, scene, root, "loss", FALSE, 0, read_loss);
 	JsonNode *optimize = json_object_get_member(root, "optimize");
-	if (optimize && !read_optimize(rd, scene, optimize, "optimize"))
-		return FALSE;
+	if (optimize)
+		read_optimize(rd, scene, optimize, "optimize");
 	JsonNode *backends = json_object_get_member(root, "backends");
-	if (backends && !read_backends(rd, scene, backends, "backends"))
+	if (backends)
+		read_backends(rd, scene, backends, "backends");
+	if (rd->errors > 0) {
+		cl_json_finish_errors(rd);
 		return FALSE;
+	}
+	/* the scene as a whole (sizes, overlaps), once every value could be read */
 	char message[CL_MESSAGE_MAX];
 	if (!cl_scene_validate(scene, message, sizeof message)) {
 		/* validation messages read "PATH: reason" already */

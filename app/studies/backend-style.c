@@ -62,6 +62,8 @@ void cl_backend_color_hex(int backend, ClPlotThemeKind theme, char hex[8])
 
 void cl_backend_style_series(ClPlotSeries *series, int backend, bool with_marker)
 {
+	/* every curve of a backend hides with it (a legend click), labelled or not */
+	cl_plot_series_set_group(series, cl_backend_info(backend)->id);
 	const ClBackendStyle *style = cl_backend_style(backend);
 	if (!style)
 		return;

@@ -134,6 +134,7 @@ ClPlotFigure *cl_figure_heatmap(const ClScene *scene, const ClSweepDef *def, con
 			cl_plot_series_set_color(m, (ClPlotColor){1, 1, 1, 1});
 		}
 		cl_plot_panel_set_title(p, cl_backend_info(def->backends[b])->id);
+		cl_plot_panel_set_group(p, cl_backend_info(def->backends[b])->id); /* hidden with its backend */
 		cl_plot_panel_set_x_axis(p, x_name, CL_PLOT_SCALE_LINEAR);
 		cl_plot_panel_set_y_axis(p, y_name, CL_PLOT_SCALE_LINEAR);
 	}

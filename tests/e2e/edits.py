@@ -316,6 +316,43 @@ def heatmap_click(app):
     return "no point of the heatmap figure shows a cell in the readout"
 
 
+READOUT_HINT = "Hover a panel to read the cell in every panel; click to move the scene there (Ctrl+Z undoes it)."
+
+
+def heatmap_key_and_readout(app):
+    """The key under the map explains its encodings; a new map clears the last hover's readout."""
+    select_tab(app, "Heatmaps")
+    sweep = dict(x="elasticity", x_min=0.5, x_max=1.0, y="friction", y_min=0.0, y_max=0.5, resolution=6)
+    activate("heatmap-compute", options(quantity="sign-agreement", **sweep))
+    key = wait_for(lambda: label_text(app, r"^Colour: 1 when both"), 60) or ""
+    tap.check("0.5 when one of the two has the wrong sign" in key and "☆" in key,
+              "the sign-agreement key says what 0.5 means and what the star marks", key)
+    activate("heatmap-compute", options(quantity="loss", **sweep))
+    key = wait_for(lambda: label_text(app, r"^Colour: the loss"), 60) or ""
+    tap.check("Arrows: −∇L" in key and "☆" in key, "the loss key explains the arrows and the star", key)
+    wait_for(lambda: label_text(app, r"^6 × 6 cells × \d+ backends in"), 120)
+    plot = named(app, "Heatmap figure")
+    box = extents(plot) if plot is not None else None
+
+    def readout():
+        return label_text(app, r"^elasticity = \S+, friction = \S+ · ")
+    shown = None
+    for fx, fy in ((0.3, 0.3), (0.12, 0.3), (0.5, 0.3), (0.3, 0.75)):
+        if box is None:
+            break
+        subprocess.run(["xdotool", "mousemove", "%d" % (box.x + fx * box.width), "%d" % (box.y + fy * box.height)],
+                       check=True)
+        shown = wait_for(readout, 2)
+        if shown:
+            break
+    activate("heatmap-compute", options(quantity="loss", **dict(sweep, resolution=5)))
+    cleared = wait_for(lambda: label_text(app, r"^5 × 5 cells × \d+ backends in") and
+                       named(app, READOUT_HINT, pyatspi.ROLE_LABEL), 120)
+    subprocess.run(["xdotool", "mousemove", "0", "0"], check=False)
+    tap.check(shown and cleared, "a new map clears the hover readout (it showed: %s)" % shown,
+              "readout now: %s" % readout())
+
+
 def main():
     env = dict(os.environ)
     env.pop("GTK_A11Y", None)
@@ -413,6 +450,7 @@ def main():
             history.append(after)
         activate("lesson-leave")
         lesson_beside_views(app)
+        heatmap_key_and_readout(app)
     except Exception:
         tap.check(False, "the test runs to its end", traceback.format_exc())
     finally:

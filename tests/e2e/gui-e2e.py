@@ -27,7 +27,7 @@ APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
 EXE = os.environ["CONTACTLAB"]
 OUT = os.environ.get("E2E_OUT", ".")
-PLANNED = 21
+PLANNED = 22
 PRESETS = ["task1-bounce-once", "task2-ground-wall", "task2-ground-wall-friction", "task3-two-balls"]
 
 tests = []
@@ -201,12 +201,14 @@ def main():
         check(all(heads[e].startswith(m) for e, m in magic.items()), "win.export-canvas writes PNG, SVG and PDF",
               repr(heads))
 
-        # a corrupt file: the loader's message in a dialog, and the scene stays
+        # a corrupt file: the loader's message in a dialog (every error, as the CLI lists them), and the scene stays
         corrupt = os.path.join(folder, "corrupt.json")
         with open(corrupt, "w") as f:
-            f.write('{"contactlab": 1, "balls": [')
+            f.write('{"contactlab": 1, "duration": 1, "steps": 4, "colour": 1, '
+                    '"balls": [{"id": "a", "position": [0, 0], "radius": "big"}]}')
         expected = subprocess.run([EXE, "gradients", corrupt], capture_output=True, text=True).stderr.strip()
         expected = expected.split("contactlab: ", 1)[-1]
+        check(len(expected.splitlines()) == 2, "the CLI lists both errors of the corrupt file", expected)
         title_before = title(app)
         app_action("open-file", GLib.Variant("s", corrupt))
         message = wait_for(lambda: find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and expected in (n.name or "")),
