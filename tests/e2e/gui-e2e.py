@@ -129,6 +129,14 @@ def title(app):
     return label.name if label else None
 
 
+def ended_detail(proc, log):
+    """Why an app run did not end cleanly: its status and the last lines it printed."""
+    log.flush()
+    with open(log.name, errors="replace") as f:
+        tail = f.read().splitlines()[-25:]
+    return "\n".join(["exit status %s" % proc.returncode] + tail)
+
+
 def main():
     env = dict(os.environ)
     env.pop("GTK_A11Y", None)  # the app must talk AT-SPI
@@ -224,7 +232,8 @@ def main():
             app_action("quit")
         except GLib.Error:
             pass  # the app may leave the bus before it replies
-        check(proc.wait(timeout=20) == 0, "app.quit ends the app cleanly (the scene was saved)")
+        check(proc.wait(timeout=20) == 0, "app.quit ends the app cleanly (the scene was saved)",
+              ended_detail(proc, log))
 
         # a crash: the autosaved recovery file is offered back on the next start
         recovery = os.path.join(os.environ["XDG_STATE_HOME"], "contactlab", "recovery.json")
@@ -262,7 +271,7 @@ def main():
         if discard is not None:
             discard.queryAction().doAction(0)
         check(proc.wait(timeout=20) == 0 and not os.path.exists(recovery),
-              "Discard quits and removes the recovery file")
+              "Discard quits and removes the recovery file", ended_detail(proc, log))
     finally:
         if proc.poll() is None:
             proc.kill()
