@@ -45,6 +45,7 @@ WINDOW_PATH = "/io/github/contactlab/ContactLab/window/1"
 # A start is waited for as long as a loaded machine may need (CI runs beside
 # other jobs); E2E_START_SECONDS changes it.
 START_SECONDS = float(os.environ.get("E2E_START_SECONDS", "120"))
+ATSPI_CALL_SECONDS = 30
 
 
 def _process_alive(pid):
@@ -95,6 +96,13 @@ def await_app(pid, atspi=False):
 
     stages = [("its D-Bus name", owner_pid), ("its window's actions", window)]
     if atspi:
+        # AT-SPI gives up on a call after 0.8 s and then reports "the
+        # application no longer exists": a sanitizer build on a busy machine
+        # can be that long away from its main loop and still be fine
+        import gi
+        gi.require_version("Atspi", "2.0")
+        from gi.repository import Atspi
+        Atspi.set_timeout(int(ATSPI_CALL_SECONDS * 1000), -1)
         stages.append(("its AT-SPI tree", accessible))
     result = True
     for what, reached in stages:

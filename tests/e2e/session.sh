@@ -24,3 +24,26 @@ e2e_await_app() {
 	echo "# $why" >&"${TAP_FD:-1}"
 	return 1
 }
+
+# e2e_python SCRIPT SECONDS [TOOL...]: runs SCRIPT (a /usr/bin/python3 driver
+# using pyatspi) inside a private session bus with a private state, config
+# and data folder, for at most SECONDS, TAP on fd 3; a TAP skip without a
+# display, pyatspi or one of the tools. GSETTINGS_BACKEND defaults to memory.
+e2e_python() {
+	local script=$1 seconds=$2 tool state status
+	shift 2
+	for tool in "$@" dbus-run-session timeout; do
+		command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+	done
+	[ -n "${DISPLAY:-}" ] || { echo "1..0 # SKIP no display"; exit 0; }
+	/usr/bin/python3 -c 'import pyatspi' 2>/dev/null || { echo "1..0 # SKIP no pyatspi"; exit 0; }
+	state=$(mktemp -d)
+	export XDG_STATE_HOME=$state/state XDG_CONFIG_HOME=$state/config XDG_DATA_HOME=$state/data
+	export GSETTINGS_BACKEND=${GSETTINGS_BACKEND:-memory} GDK_BACKEND=x11
+	# TAP on fd 3; everything else the session prints goes to stderr
+	exec 3>&1
+	TAP_FD=3 timeout -k 10 "$seconds" dbus-run-session -- /usr/bin/python3 "$script" >&2
+	status=$?
+	rm -rf "$state"
+	return $status
+}
