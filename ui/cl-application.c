@@ -62,11 +62,15 @@ static void open_file(GSimpleAction *action, GVariant *parameter, gpointer data)
 static void quit(GSimpleAction *action, GVariant *parameter, gpointer data)
 {
 	(void)action, (void)parameter;
-	/* closing each window asks about unsaved changes; the app ends with the last */
+	/* closing each window asks about unsaved changes; the app ends with the
+	 * last. Held by a reference: closing a window destroys the dialogs it
+	 * owns, which may come later in the list. */
 	GList *windows = g_list_copy(gtk_application_get_windows(GTK_APPLICATION(data)));
 	for (GList *l = windows; l; l = l->next)
+		g_object_ref(l->data);
+	for (GList *l = windows; l; l = l->next)
 		gtk_window_close(l->data);
-	g_list_free(windows);
+	g_list_free_full(windows, g_object_unref);
 }
 
 static void about(GSimpleAction *action, GVariant *parameter, gpointer data)
