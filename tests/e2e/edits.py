@@ -234,29 +234,48 @@ def without_swept(scene):
 # ------------------------------------------------------------ entry points
 
 def canvas_ball(app, ball):
-    """The screen point of a ball: the centroid of what changes when it is selected."""
+    """The screen point of a ball: the centroid of what changes when it is selected.
+    Each picture is taken once the canvas has drawn the selection (polled, so a
+    busy machine only makes it slower)."""
     canvas = named(app, "Scene canvas")
     if canvas is None:
         return None
     box = extents(canvas)
     subprocess.run(["xdotool", "mousemove", "0", "0"], check=False)
-    images = []
-    for selection in ("", ball):
-        activate("select-object", GLib.Variant("s", selection))
-        time.sleep(0.4)
-        path = os.path.join(work, "canvas-%s.ppm" % (selection or "none"))
+
+    def capture(name):
+        path = os.path.join(work, "canvas-%s.ppm" % name)
         subprocess.run(["import", "-window", "root", "-crop", "%dx%d+%d+%d" % (box.width, box.height, box.x, box.y),
                         "+repage", "-depth", "8", path], check=True)
-        images.append(read_ppm(path))
+        return read_ppm(path)
+
+    def changed(a, b):
+        w, h, pa = a
+        pb = b[2]
+        return [(x, y) for y in range(h) for x in range(w)
+                if sum(abs(pa[3 * (y * w + x) + c] - pb[3 * (y * w + x) + c]) for c in range(3)) > 60]
+
+    def settled(name, differs_from=None):
+        """Two equal pictures in a row (and, if asked, unlike differs_from), within 60 s."""
+        deadline = time.monotonic() + 60
+        last = capture(name)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = capture(name)
+            if now == last and (differs_from is None or changed(differs_from, now)):
+                return now
+            last = now
+        return last
+
     activate("select-object", GLib.Variant("s", ""))
-    (w, h, a), (_, _, b) = images
-    xs = ys = n = 0
-    for y in range(h):
-        for x in range(w):
-            i = 3 * (y * w + x)
-            if sum(abs(a[i + c] - b[i + c]) for c in range(3)) > 60:
-                xs, ys, n = xs + x, ys + y, n + 1
-    return (box.x + xs / n, box.y + ys / n) if n else None
+    unselected = settled("none")
+    activate("select-object", GLib.Variant("s", ball))
+    selected = settled(ball, differs_from=unselected)
+    activate("select-object", GLib.Variant("s", ""))
+    points = changed(unselected, selected)
+    if not points:
+        return None
+    return (box.x + sum(x for x, _ in points) / len(points), box.y + sum(y for _, y in points) / len(points))
 
 
 class Box:
