@@ -5,6 +5,7 @@
  * --set …`, final states, spin and contact steps through the engine's
  * rollout of the same scene. Then the spec's degenerate cases (§0, §10): a
  * contact on a step boundary, a ball still penetrating while separating. */
+#include "backend-check.h"
 #include "cli-run.h"
 #include "core.h"
 #include "numbers.h"
@@ -463,6 +464,150 @@ static void test_gradient_off_the_boundary(void)
 	cl_scene_free(s);
 }
 
+/* ------------------------------------------------ one-step Jacobians vs FD */
+
+typedef struct StepBall {
+	double radius, mass, state[4], control[2];
+} StepBall;
+
+/* One step of 1/480 s, gravity (0.3, −9.8), the ground y = 0 and the wall
+ * x = 1 (normal −x), balls placed inside a surface or each other. */
+static ClScene *step_scene(double friction, double elasticity, int count, const StepBall *balls, double *s0, double *u)
+{
+	ClScene *s = cl_scene_new();
+	s->duration = 1.0 / 480;
+	s->steps = 1;
+	s->gravity = (ClVec2){0.3, -9.8};
+	s->friction = friction;
+	s->elasticity = elasticity;
+	for (int i = 0; i < count; i++) {
+		char id[8];
+		g_snprintf(id, sizeof id, "b%d", i);
+		ClBall *b = cl_scene_add_ball(s, id);
+		b->radius = balls[i].radius;
+		b->mass = balls[i].mass;
+		memcpy(s0 + CL_BALL_STATE * i, balls[i].state, sizeof balls[i].state);
+		memcpy(u + 2 * i, balls[i].control, sizeof balls[i].control);
+	}
+	ClWall *ground = cl_scene_add_wall(s, "ground");
+	ground->normal = (ClVec2){0, 1};
+	ClWall *wall = cl_scene_add_wall(s, "wall");
+	wall->point = (ClVec2){1, 0};
+	wall->normal = (ClVec2){-1, 0};
+	return s;
+}
+
+/* Where no perturbation changes a branch the recorded step Jacobian is the
+ * derivative of the step (§7): through v_n, the depth (Baumgarte), the
+ * ball–ball normal, and friction sliding (f = μj) or sticking (f = |v_t|/K),
+ * one contact or several resolved in sequence. */
+static void test_step_jacobians(void)
+{
+	static const struct {
+		const char *name;
+		double friction, elasticity;
+		int iterations, count, contacts;
+		StepBall balls[3];
+	} cases[] = {
+		{"ground, sliding", 0.1, 0.8, 1, 1, 1, {{0.1, 1, {0, 0.098, 1, -2}, {0.5, -1}}}},
+		{"ground, sticking", 0.9, 0.8, 1, 1, 1, {{0.1, 2, {0, 0.097, 0.3, -2}, {0.5, -1}}}},
+		{"oblique balls, friction", 0.2, 0.9, 1, 2, 1,
+		 {{0.1, 1, {0, 0.5, 1, 0.2}, {0.3, 0}}, {0.1, 2, {0.19, 0.55, -0.5, 0}, {0, 0}}}},
+		{"corner, sliding", 0.3, 1, 1, 1, 2, {{0.1, 1, {0.902, 0.099, 2, -1}, {0, 0}}}},
+		{"corner, five passes", 0.3, 1, 5, 1, 2, {{0.1, 1, {0.902, 0.099, 2, -1}, {0, 0}}}},
+		/* one pass, then three: with depths 1 and 2 mm the second pass finds
+		 * the first pair approaching again (with equal depths it would meet
+		 * v_n = 0 exactly, a branch point where FD jumps) */
+		{"three balls in a row", 0, 1, 1, 3, 2,
+		 {{0.1, 1, {0, 0.5, 2, 0}, {0, 0}}, {0.1, 1, {0.199, 0.5, 0, 0}, {0, 0}}, {0.1, 1, {0.397, 0.5, 0, 0}, {0, 0}}}},
+		{"three balls in a row, three passes", 0, 1, 3, 3, 2,
+		 {{0.1, 1, {0, 0.5, 2, 0}, {0, 0}}, {0.1, 1, {0.199, 0.5, 0, 0}, {0, 0}}, {0.1, 1, {0.397, 0.5, 0, 0}, {0, 0}}}},
+	};
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		double s0[12], u[6];
+		ClScene *s = step_scene(cases[k].friction, cases[k].elasticity, cases[k].count, cases[k].balls, s0, u);
+		char message[CL_MESSAGE_MAX];
+		g_assert_true(cl_scene_set_backend_param(s, tds(), "iterations", cases[k].iterations, message, sizeof message));
+		int contacts;
+		double error = cl_test_step_jacobian_error(s, tds(), s0, u, 1e-7, &contacts);
+		g_test_message("%s: %d contacts, largest |J - FD| %.3g", cases[k].name, contacts, error);
+		g_assert_cmpint(contacts, ==, cases[k].contacts);
+		if (!(error < 1e-6))
+			g_test_fail_printf("%s: the step Jacobian differs from central differences by %g", cases[k].name, error);
+		cl_scene_free(s);
+	}
+
+	/* the later passes of the three-ball case act: ball 0 ends differently */
+	double final[2];
+	for (int pass = 0; pass < 2; pass++) {
+		size_t k = G_N_ELEMENTS(cases) - 2 + (size_t)pass;
+		double s0[12], u[6];
+		ClScene *s = step_scene(cases[k].friction, cases[k].elasticity, cases[k].count, cases[k].balls, s0, u);
+		char message[CL_MESSAGE_MAX];
+		g_assert_true(cl_scene_set_backend_param(s, tds(), "iterations", cases[k].iterations, message, sizeof message));
+		ClRollout *r = cl_rollout_new(s, tds());
+		g_assert_true(cl_rollout_run(r, s0, u, false));
+		final[pass] = cl_rollout_states(r)[cl_state_size(s) + 2];
+		cl_rollout_free(r);
+		cl_scene_free(s);
+	}
+	g_test_message("ball 0's velocity after one pass %.9g, after three %.9g", final[0], final[1]);
+	g_assert_cmpfloat(fabs(final[0] - final[1]), >, 1e-3);
+}
+
+/* The spin's derivative is not carried (the engine's state has no slot for
+ * it), as the summary says. A ball slides on the ground (and so spins),
+ * then hits the wall in the next step. With μ = 0.1 it slides there too, the
+ * friction is μ·j whatever the spin, and the adjoint equals the central
+ * difference; with μ = 0.5 it sticks on the wall, the friction is |v_t|/K
+ * with v_t = v_y + w·r, and the gradient lacks the spin's share. */
+static void test_spin_derivative_not_carried(void)
+{
+	double difference[2];
+	for (int sticking = 0; sticking < 2; sticking++) {
+		ClScene *s = cl_scene_new();
+		s->duration = 0.02;
+		s->steps = 2;
+		s->friction = sticking ? 0.5 : 0.1;
+		s->elasticity = 1;
+		ClBall *b = cl_scene_add_ball(s, "ball");
+		b->radius = 0.1;
+		b->mass = 1;
+		b->position = (ClVec2){0.895, 0.099};
+		b->velocity = (ClVec2){3, -1};
+		ClWall *ground = cl_scene_add_wall(s, "ground");
+		ground->normal = (ClVec2){0, 1};
+		ClWall *wall = cl_scene_add_wall(s, "wall");
+		wall->point = (ClVec2){1, 0};
+		wall->normal = (ClVec2){-1, 0};
+		ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_COORDINATE);
+		t->ball = 0;
+		t->axis = 1;
+		t->weight = 1;
+		ClRollout *r = cl_rollout_new(s, tds());
+		g_assert_true(cl_rollout_run(r, NULL, NULL, true));
+		g_assert_cmpint(cl_rollout_event_count(r), ==, 2);
+		g_assert_cmpint(cl_rollout_events(r)[1].step, ==, 1);
+		g_assert_cmpint(cl_rollout_events(r)[1].other, ==, -2);
+		g_assert_cmpfloat(cl_rollout_spin(r, 0), !=, 0.0);
+		double g_s0[CL_BALL_STATE];
+		cl_rollout_gradient(r, g_s0, NULL);
+		ClParam p;
+		char message[CL_MESSAGE_MAX];
+		g_assert_true(cl_param_parse(s, "ball.position.y", &p, message, sizeof message));
+		ClStatus status;
+		double fd = cl_finite_difference(s, tds(), &p, cl_fd_step(s, tds(), &p), &status);
+		difference[sticking] = fabs(g_s0[1] - fd);
+		g_test_message("%s on the wall: d(final y)/dy0 adjoint %.9g, FD %.9g (spin %.6g rad/s)",
+					   sticking ? "sticking" : "sliding", g_s0[1], fd, cl_rollout_spin(r, 0));
+		cl_rollout_free(r);
+		cl_scene_free(s);
+	}
+	g_assert_cmpfloat(difference[0], <, 1e-7);
+	g_assert_cmpfloat(difference[1], >, 1e-4);
+	g_assert_nonnull(strstr(cl_backend_info(tds())->summary, "derivative is not carried"));
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -478,6 +623,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/tds/degenerate/step-boundary", test_step_boundary);
 	g_test_add_func("/tds/degenerate/penetrating-while-separating", test_penetrating_while_separating);
 	g_test_add_func("/tds/gradient-off-the-boundary", test_gradient_off_the_boundary);
+	g_test_add_func("/tds/step-jacobians", test_step_jacobians);
+	g_test_add_func("/tds/spin-derivative-not-carried", test_spin_derivative_not_carried);
 	int status = g_test_run();
 	g_rmdir(tmp_dir);
 	g_free(tmp_dir);
