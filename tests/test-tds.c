@@ -346,6 +346,39 @@ static void test_group(gconstpointer data)
 	g_strfreev(settings);
 }
 
+/* ------------------------------------------------ one-step Jacobians vs FD */
+
+typedef struct StepBall {
+	double radius, mass, state[4], control[2];
+} StepBall;
+
+/* One step of 1/480 s, gravity (0.3, −9.8), the ground y = 0 and the wall
+ * x = 1 (normal −x), balls placed inside a surface or each other. */
+static ClScene *step_scene(double friction, double elasticity, int count, const StepBall *balls, double *s0, double *u)
+{
+	ClScene *s = cl_scene_new();
+	s->duration = 1.0 / 480;
+	s->steps = 1;
+	s->gravity = (ClVec2){0.3, -9.8};
+	s->friction = friction;
+	s->elasticity = elasticity;
+	for (int i = 0; i < count; i++) {
+		char id[8];
+		g_snprintf(id, sizeof id, "b%d", i);
+		ClBall *b = cl_scene_add_ball(s, id);
+		b->radius = balls[i].radius;
+		b->mass = balls[i].mass;
+		memcpy(s0 + CL_BALL_STATE * i, balls[i].state, sizeof balls[i].state);
+		memcpy(u + 2 * i, balls[i].control, sizeof balls[i].control);
+	}
+	ClWall *ground = cl_scene_add_wall(s, "ground");
+	ground->normal = (ClVec2){0, 1};
+	ClWall *wall = cl_scene_add_wall(s, "wall");
+	wall->point = (ClVec2){1, 0};
+	wall->normal = (ClVec2){-1, 0};
+	return s;
+}
+
 /* ---------------------------------------------------------- degenerate cases */
 
 /* One ball of radius 0.1 above the ground (y = 0 plane) falling at 2 m/s, no
@@ -439,6 +472,28 @@ static void test_penetrating_while_separating(void)
 	cl_scene_free(s);
 }
 
+/* §3.1: centres closer than 1e-5 give no contact (no normal), so two balls
+ * almost on top of each other pass through; at 1e-4 they are pushed apart. */
+static void test_coincident_centres(void)
+{
+	for (int apart = 0; apart < 2; apart++) {
+		StepBall balls[2] = {{0.1, 1, {0, 0.5, 1, 0}, {0, 0}}, {0.1, 1, {apart ? 1e-4 : 5e-6, 0.5, -1, 0}, {0, 0}}};
+		double s0[8], u[4];
+		ClScene *s = step_scene(0, 1, 2, balls, s0, u);
+		s->gravity = (ClVec2){0, 0};
+		ClRollout *r = cl_rollout_new(s, tds());
+		g_assert_true(cl_rollout_run(r, s0, u, false));
+		g_assert_cmpint(cl_rollout_event_count(r), ==, apart);
+		double v = cl_rollout_states(r)[cl_state_size(s) + 2]; /* ball 0's v_x after the step */
+		if (apart)
+			g_assert_cmpfloat(v, <, 0.0);
+		else
+			g_assert_cmpfloat(v, ==, 1.0);
+		cl_rollout_free(r);
+		cl_scene_free(s);
+	}
+}
+
 /* §7: where no perturbation moves the contact step the recorded gradient
  * is the derivative of TDS's forward map: a start just above Task 1's
  * boundary (y0 = 1.001, contact in step 217 still) agrees with central
@@ -462,39 +517,6 @@ static void test_gradient_off_the_boundary(void)
 	g_free(g_s0);
 	cl_rollout_free(r);
 	cl_scene_free(s);
-}
-
-/* ------------------------------------------------ one-step Jacobians vs FD */
-
-typedef struct StepBall {
-	double radius, mass, state[4], control[2];
-} StepBall;
-
-/* One step of 1/480 s, gravity (0.3, −9.8), the ground y = 0 and the wall
- * x = 1 (normal −x), balls placed inside a surface or each other. */
-static ClScene *step_scene(double friction, double elasticity, int count, const StepBall *balls, double *s0, double *u)
-{
-	ClScene *s = cl_scene_new();
-	s->duration = 1.0 / 480;
-	s->steps = 1;
-	s->gravity = (ClVec2){0.3, -9.8};
-	s->friction = friction;
-	s->elasticity = elasticity;
-	for (int i = 0; i < count; i++) {
-		char id[8];
-		g_snprintf(id, sizeof id, "b%d", i);
-		ClBall *b = cl_scene_add_ball(s, id);
-		b->radius = balls[i].radius;
-		b->mass = balls[i].mass;
-		memcpy(s0 + CL_BALL_STATE * i, balls[i].state, sizeof balls[i].state);
-		memcpy(u + 2 * i, balls[i].control, sizeof balls[i].control);
-	}
-	ClWall *ground = cl_scene_add_wall(s, "ground");
-	ground->normal = (ClVec2){0, 1};
-	ClWall *wall = cl_scene_add_wall(s, "wall");
-	wall->point = (ClVec2){1, 0};
-	wall->normal = (ClVec2){-1, 0};
-	return s;
 }
 
 /* Where no perturbation changes a branch the recorded step Jacobian is the
@@ -622,6 +644,7 @@ int main(int argc, char **argv)
 	}
 	g_test_add_func("/tds/degenerate/step-boundary", test_step_boundary);
 	g_test_add_func("/tds/degenerate/penetrating-while-separating", test_penetrating_while_separating);
+	g_test_add_func("/tds/degenerate/coincident-centres", test_coincident_centres);
 	g_test_add_func("/tds/gradient-off-the-boundary", test_gradient_off_the_boundary);
 	g_test_add_func("/tds/step-jacobians", test_step_jacobians);
 	g_test_add_func("/tds/spin-derivative-not-carried", test_spin_derivative_not_carried);
