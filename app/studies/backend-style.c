@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* Tableau 10 without its grey (the reference is drawn in the foreground
- * colour), and two more for the seed systems. The model without TOI of a
+ * colour), and two more for the seed systems (TDS in magenta). The model without TOI of a
  * TOI pair is dotted; the reference is dashed, so curves under it show. */
 static const ClBackendStyle styles[] = {
 	{"exact", CL_PLOT_FOREGROUND_INIT, CL_PLOT_DASH_DASHED, CL_PLOT_MARKER_NONE, 1.8},
@@ -18,7 +18,7 @@ static const ClBackendStyle styles[] = {
 	{"compliant-brax", {0.890, 0.467, 0.761, 1}, CL_PLOT_DASH_SOLID, CL_PLOT_MARKER_DIAMOND, 1.3},
 	{"pbd-warp", {0.737, 0.741, 0.133, 1}, CL_PLOT_DASH_SOLID, CL_PLOT_MARKER_CROSS, 1.3},
 	{"pbd-brax", {0.090, 0.745, 0.812, 1}, CL_PLOT_DASH_SOLID, CL_PLOT_MARKER_PLUS, 1.3},
-	{"impulse-tds", {0.682, 0.780, 0.910, 1}, CL_PLOT_DASH_SOLID, CL_PLOT_MARKER_STAR, 1.3},
+	{"impulse-tds", {0.941, 0.196, 0.902, 1}, CL_PLOT_DASH_SOLID, CL_PLOT_MARKER_STAR, 1.3},
 	{"ncp-dojo", {0.596, 0.306, 0.639, 1}, CL_PLOT_DASH_DASH_DOT, CL_PLOT_MARKER_CIRCLE, 1.3},
 };
 

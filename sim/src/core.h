@@ -128,9 +128,17 @@ typedef struct ClBackend {
 	/* Optional: the bytes create() allocates where they grow faster than
 	 * balls + walls (dense per-ball rows), so that the prediction counts them. */
 	size_t (*workspace_bytes)(const ClScene *scene);
+	/* Optional: a ball's spin (z angular velocity, rad/s) after the last
+	 * step, for a backend that simulates spin outside the engine's state. */
+	double (*spin)(const void *workspace, int ball);
 } ClBackend;
 
 const ClBackend *cl_backend_get(int backend);
+
+/* The backend's spin of ball after the rollout's last run (ClBackend.spin);
+ * NAN when the backend keeps none or the rollout could not be set up. The
+ * engine's state has no spin: tests read what a backend simulates. */
+double cl_rollout_spin(const ClRollout *rollout, int ball);
 
 /* A backend's scratch memory could not be had: the step fails with
  * CL_STATUS_MEMORY_LIMIT (what: "the LCP workspace"). */
@@ -173,6 +181,7 @@ static inline double cl_round(bool f32, double x)
 extern const ClBackend cl_backend_exact;
 extern const ClBackend cl_backend_impulse_toi;
 extern const ClBackend cl_backend_impulse;
+extern const ClBackend cl_backend_impulse_tds;
 extern const ClBackend cl_backend_convex_toi;
 extern const ClBackend cl_backend_convex;
 extern const ClBackend cl_backend_compliant_warp;

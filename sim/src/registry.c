@@ -13,6 +13,7 @@ static const ClBackend *const backends[] = {
 	&cl_backend_convex,
 	&cl_backend_impulse_toi,
 	&cl_backend_impulse,
+	&cl_backend_impulse_tds,
 	&cl_backend_compliant_warp,
 	&cl_backend_compliant_brax,
 	&cl_backend_pbd_warp,

@@ -353,6 +353,13 @@ const ClContactEvent *cl_rollout_events(const ClRollout *r)
 	return r->events;
 }
 
+double cl_rollout_spin(const ClRollout *r, int ball)
+{
+	if (!r->backend->spin || !r->workspace || ball < 0 || ball >= r->ball_count)
+		return NAN;
+	return r->backend->spin(r->workspace, ball);
+}
+
 double cl_loss(const ClScene *scene, const double *s, const double *u, double *dl_ds, double *dl_du)
 {
 	int nb = scene->ball_count;
