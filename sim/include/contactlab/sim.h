@@ -229,19 +229,29 @@ typedef enum ClParamTarget {
 	CL_PARAM_GRAVITY,    /* gravity.x, gravity.y */
 	CL_PARAM_RADIUS,     /* ball.radius */
 	CL_PARAM_MASS,       /* ball.mass */
+	CL_PARAM_WALL_POINT, /* wall.point.x, wall.point.y */
+	CL_PARAM_WALL_ANGLE, /* wall.angle: the normal's direction in degrees, counter-clockwise from +x */
 } ClParamTarget;
 
 /* A named scalar of a scene: "ball.position.x", "ball1.control[0].y",
- * "elasticity", "gravity.y", "ball.radius". */
+ * "elasticity", "gravity.y", "ball.radius", "floor.point.y", "floor.angle".
+ * A wall's parameters have ball −1 and name their wall by index. */
 typedef struct ClParam {
 	ClParamTarget target;
 	int ball;
 	int step;
 	int axis;
+	int wall; /* CL_PARAM_WALL_POINT, CL_PARAM_WALL_ANGLE */
 } ClParam;
 
 bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size);
 void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_t size);
+/* True when both name the same scalar (fields a target does not use are ignored). */
+bool cl_param_equal(const ClParam *a, const ClParam *b);
+/* A wall's angle: its normal's direction in degrees, in (−180, 180]. Setting
+ * CL_PARAM_WALL_ANGLE to θ makes the normal (cos θ, sin θ), exactly at
+ * multiples of 90°; setting the angle it already has changes nothing. */
+double cl_wall_angle(const ClWall *wall);
 /* True when the scene has what the parameter names (its ball, its control
  * step): a parameter parsed for one scene may not fit another. get and set
  * need a parameter that fits. */
@@ -262,14 +272,16 @@ typedef enum ClParamGroup {
 	CL_PARAMS_FIRST_CONTROL = 1 << 1, /* each ball's control[0].x|y */
 	CL_PARAMS_BALL_PHYSICS = 1 << 2,  /* each ball's radius, mass */
 	CL_PARAMS_GLOBAL = 1 << 3,        /* elasticity, friction, gravity.x|y, duration */
+	CL_PARAMS_WALLS = 1 << 4,         /* each wall's point.x|y, angle */
 	/* the gradient table's columns, the perturbation and convergence choices */
 	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
 	/* what a heatmap axis can vary */
-	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL,
+	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 } ClParamGroup;
 
 /* The one enumeration of a scene's parameters, in a fixed order (ball by
- * ball: position, velocity, control[0], radius, mass; then the globals), of
+ * ball: position, velocity, control[0], radius, mass; then the globals;
+ * then wall by wall: point.x, point.y, angle), of
  * the groups asked for; ball ≥ 0 keeps that ball's only (globals stay).
  * Writes up to capacity into out (which may be NULL) and returns how many
  * there are. */
