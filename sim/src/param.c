@@ -333,6 +333,30 @@ bool cl_param_has_adjoint(const ClParam *param)
 		   param->target == CL_PARAM_CONTROL;
 }
 
+int cl_phys_index(const ClScene *scene, const ClParam *param)
+{
+	switch (param->target) {
+	case CL_PARAM_ELASTICITY:
+		return CL_PHYS_ELASTICITY;
+	case CL_PARAM_FRICTION:
+		return CL_PHYS_FRICTION;
+	case CL_PARAM_GRAVITY:
+		return param->axis ? CL_PHYS_GRAVITY_Y : CL_PHYS_GRAVITY_X;
+	case CL_PARAM_DURATION:
+		return CL_PHYS_DURATION;
+	case CL_PARAM_RADIUS:
+		return cl_phys_radius(param->ball);
+	case CL_PARAM_MASS:
+		return cl_phys_mass(param->ball);
+	case CL_PARAM_WALL_POINT:
+		return cl_phys_wall(scene, param->wall, param->axis);
+	case CL_PARAM_WALL_ANGLE:
+		return cl_phys_wall(scene, param->wall, 2);
+	default:
+		return -1;
+	}
+}
+
 double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
 {
 	if (param->target == CL_PARAM_CONTROL)

@@ -430,6 +430,22 @@ const ClContactEvent *cl_rollout_events(const ClRollout *rollout);
 /* Reverse mode through the recorded Jacobians: dL/ds0 (state size) and
  * dL/du (control size), either may be NULL. */
 void cl_rollout_gradient(const ClRollout *rollout, double *dl_ds0, double *dl_du);
+/* With on, the recorded runs that follow also record the step Jacobians
+ * parameter columns (what elasticity, friction, radii, masses, walls and the
+ * duration do to each step), for cl_rollout_param_gradient; off by default,
+ * as they take memory at every contact. */
+void cl_rollout_record_params(ClRollout *rollout, bool on);
+/* True when the backend's adjoint gives the derivative with respect to
+ * param: every backend's for initial states and controls (cl_param_has_adjoint),
+ * some backends' for physical parameters (e.g. exact: elasticity, friction,
+ * gravity, duration, radii, masses, wall points and angles). */
+bool cl_backend_has_param_adjoint(int backend, const ClParam *param);
+/* dL/dθ for each of params after a run recorded with parameters, by one
+ * reverse sweep: NAN where the backend has none (cl_backend_has_param_adjoint),
+ * or when the run was not recorded with parameters or stopped. Initial
+ * states and controls too, though cl_rollout_gradient is their reference
+ * (the sums here run in another order). */
+void cl_rollout_param_gradient(const ClRollout *rollout, const ClParam *params, int count, double *out);
 /* Forward mode: the loss's directional derivative along (ds0, du); either
  * may be NULL (zero). ds_final (state size) may be NULL. */
 double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
@@ -488,7 +504,10 @@ int cl_fd_choice_find(const char *name);          /* −1 when unknown */
 bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *params, int count, int k);
 
 /* Loss and adjoints from a rollout run with record = true: a row of count
- * cells with no differences taken yet. */
+ * cells with no differences taken yet. A physical parameter's adjoint
+ * (cl_backend_has_param_adjoint) needs a run recorded with
+ * cl_rollout_record_params, else it is NAN; cl_gradient_row_compute asks
+ * for one when params has such a parameter. */
 void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count);
 /* Takes cell k's central difference (step cl_fd_step); a run that stopped
  * has no loss to difference, so there fd stays NAN. */
