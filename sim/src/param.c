@@ -98,7 +98,9 @@ bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char
 		param->step = (int)k;
 		axis = end + 2;
 	} else {
-		return fail(message, size, name, "expected position, velocity, control[K], radius or mass after the ball id");
+		return fail(message, size, name,
+					"expected position, velocity, control[K], radius or mass after the ball id (or point.x, "
+					"point.y or angle after a wall id)");
 	}
 	param->axis = parse_axis(axis);
 	return param->axis >= 0 || fail(message, size, name, "the axis must be x or y");
