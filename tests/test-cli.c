@@ -320,12 +320,12 @@ static void test_gradients_csv(void)
 
 /* --param adds columns after the default ones, which stay as they are:
  * exact's adjoint beside its FD, "no adjoint" (nan in CSV) for a backend
- * without that derivative, its FD still there. */
+ * without that derivative (convex), its FD still there. */
 static void test_gradients_param(void)
 {
-	const char *plain[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "impulse", "--format",
+	const char *plain[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex", "--format",
 						   "csv", NULL};
-	const char *more[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "impulse", "--format",
+	const char *more[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex", "--format",
 						  "csv", "--param", "elasticity", "--param", "ground.angle", "--param", "ball.radius", NULL};
 	char *out0, *out1, *err;
 	g_assert_cmpint(run(plain, &out0, &err), ==, 0);
@@ -346,8 +346,8 @@ static void test_gradients_param(void)
 	g_assert_cmpuint(g_strv_length(b), ==, g_strv_length(a) + 2 * 2 * 3);
 	static const char *const names[] = {"elasticity", "ground.angle", "ball.radius"};
 	for (size_t k = 0; k < G_N_ELEMENTS(names); k++) {
-		double adjoint = NAN, fd = NAN, impulse_fd = NAN;
-		char *impulse_adjoint = NULL;
+		double adjoint = NAN, fd = NAN, other_fd = NAN;
+		char *other_adjoint = NULL;
 		for (int i = 0; b[i]; i++) {
 			char **f = g_strsplit(b[i], ",", 3);
 			if (f[0] && f[1] && f[2]) {
@@ -356,25 +356,25 @@ static void test_gradients_param(void)
 				if (g_str_equal(f[1], names[k]) && exact)
 					adjoint = g_ascii_strtod(f[2], NULL);
 				else if (g_str_equal(f[1], names[k]))
-					impulse_adjoint = g_strdup(f[2]);
+					other_adjoint = g_strdup(f[2]);
 				else if (g_str_equal(f[1], fd_name))
-					*(exact ? &fd : &impulse_fd) = g_ascii_strtod(f[2], NULL);
+					*(exact ? &fd : &other_fd) = g_ascii_strtod(f[2], NULL);
 				g_free(fd_name);
 			}
 			g_strfreev(f);
 		}
-		g_assert_true(isfinite(adjoint) && isfinite(fd) && isfinite(impulse_fd));
+		g_assert_true(isfinite(adjoint) && isfinite(fd) && isfinite(other_fd));
 		if (!(fabs(adjoint - fd) <= 1e-6 * fmax(fabs(fd), 1e-3)))
 			g_test_fail_printf("exact d loss / d %s: adjoint %.12g, FD %.12g", names[k], adjoint, fd);
-		g_assert_cmpstr(impulse_adjoint, ==, "nan");
-		g_free(impulse_adjoint);
+		g_assert_cmpstr(other_adjoint, ==, "nan");
+		g_free(other_adjoint);
 	}
 	g_strfreev(a);
 	g_strfreev(b);
 	g_free(out0);
 	g_free(out1);
 
-	const char *table[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "impulse",
+	const char *table[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex",
 						   "--param", "ground.angle", NULL};
 	g_assert_cmpint(run(table, &out0, &err), ==, 0);
 	g_free(err);
@@ -390,7 +390,7 @@ static void test_gradients_param(void)
 			if (angle_rows == 0) { /* exact: a number */
 				g_assert_cmpuint(words->len, ==, 4);
 				g_assert_true(isfinite(g_ascii_strtod(g_ptr_array_index(words, 1), NULL)));
-			} else { /* impulse */
+			} else { /* convex */
 				g_assert_cmpuint(words->len, ==, 5);
 				g_assert_cmpstr(g_ptr_array_index(words, 1), ==, "no");
 				g_assert_cmpstr(g_ptr_array_index(words, 2), ==, "adjoint");
