@@ -212,6 +212,35 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 					g_test_fail_printf("seed %u: d loss / d %s: adjoint %.12g, central FD %.12g (relative error %.2e)",
 									   seed, name, adjoint, fd[k], error);
 			}
+			/* forward mode along each parameter (the perturbation view's
+			 * tangent) is the transpose of the same columns: its final
+			 * tangent against dL/ds_N gives the adjoint (but for the
+			 * duration's direct part in the control effort) */
+			ClRollout *r = cl_rollout_new(s, backend);
+			cl_rollout_record_params(r, true);
+			cl_rollout_run(r, NULL, NULL, true);
+			int ns = cl_state_size(s);
+			double *ds = g_new(double, ns), *dl_ds = g_new(double, ns), *u = g_new(double, cl_control_size(s));
+			cl_scene_controls(s, u);
+			cl_loss(s, cl_rollout_states(r) + (size_t)s->steps * (size_t)ns, u, dl_ds, NULL);
+			for (int k = 0; k < count; k++) {
+				bool has = cl_backend_has_param_adjoint(backend, &params[k]);
+				g_assert_true(cl_rollout_param_tangent(r, &params[k], ds) == has);
+				if (!has || params[k].target == CL_PARAM_DURATION)
+					continue;
+				double d = 0.0;
+				for (int i = 0; i < ns; i++)
+					d += dl_ds[i] * ds[i];
+				if (!(fabs(d - row.cells[k].adjoint) <= 1e-10 * fmax(fabs(d), 1.0))) {
+					cl_param_name(s, &params[k], name, sizeof name);
+					g_test_fail_printf("seed %u: %s: forward mode %.15g, adjoint %.15g", seed, name, d,
+									   row.cells[k].adjoint);
+				}
+			}
+			g_free(ds);
+			g_free(dl_ds);
+			g_free(u);
+			cl_rollout_free(r);
 			cl_gradient_row_clear(&row);
 		}
 		g_free(fd);

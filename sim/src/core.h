@@ -120,6 +120,9 @@ void cl_tape_adjoint_step_params(const ClTape *tape, int step, double *lambda, d
 								 double *scratch);
 /* δs ← F·δs + B·δu over one step. */
 void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double *du, double *scratch);
+/* The same along one physical parameter too: each factor adds its C column
+ * of param (cl_phys_index; < 0: none) after its A and B. */
+void cl_tape_forward_step_param(const ClTape *tape, int step, double *ds, const double *du, int param, double *scratch);
 
 /* ----------------------------------------------------- physical parameters
  *

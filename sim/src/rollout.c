@@ -557,6 +557,40 @@ void cl_rollout_param_gradient(const ClRollout *r, const ClParam *params, int co
 	free(g_theta);
 }
 
+bool cl_rollout_param_tangent(const ClRollout *r, const ClParam *param, double *ds)
+{
+	const ClScene *scene = r->scene;
+	int ns = r->state_size, nu = 2 * r->ball_count;
+	int index = cl_phys_index(scene, param);
+	bool usable = r->recorded && r->steps_done == r->steps && cl_param_fits(scene, param) &&
+				  cl_backend_has_param_adjoint(r->backend_index, param) && (index < 0 || r->tape.record_params);
+	double *du = usable ? cl_calloc((size_t)nu, sizeof(double)) : NULL;
+	if (!du) {
+		fill_nan(ds, (size_t)ns);
+		return false;
+	}
+	memset(ds, 0, sizeof(double) * (size_t)ns);
+	if (param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY)
+		ds[CL_BALL_STATE * param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) + param->axis] = 1.0;
+	for (int n = 0; n < r->steps; n++) {
+		/* the control direction of interval n: the control itself, or what
+		 * gravity and mass do through a = u/m + g */
+		memset(du, 0, sizeof(double) * (size_t)nu);
+		if (param->target == CL_PARAM_CONTROL && param->step == n)
+			du[2 * param->ball + param->axis] = 1.0;
+		if (r->backend->accel_form && param->target == CL_PARAM_GRAVITY)
+			for (int i = 0; i < r->ball_count; i++)
+				du[2 * i + param->axis] = scene->balls[i].mass;
+		if (r->backend->accel_form && param->target == CL_PARAM_MASS)
+			for (int k = 0; k < 2; k++)
+				du[2 * param->ball + k] = -r->controls[(size_t)n * (size_t)nu + 2 * (size_t)param->ball + k] /
+										  scene->balls[param->ball].mass;
+		cl_tape_forward_step_param(&r->tape, n, ds, du, index, r->scratch);
+	}
+	free(du);
+	return true;
+}
+
 static double loss_at(const ClScene *scene, int backend, const ClParam *param, double value, ClStatus *status)
 {
 	ClScene *copy = cl_scene_copy(scene);

@@ -306,3 +306,15 @@ void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double
 	for (int k = tape->step_begin[step]; k < tape->step_begin[step + 1]; k++)
 		forward_factor(tape, &tape->factors[k], ds, du, scratch);
 }
+
+void cl_tape_forward_step_param(const ClTape *tape, int step, double *ds, const double *du, int param, double *scratch)
+{
+	int c = param >= 0 ? first_c_from(tape, tape->step_begin[step]) : tape->c_count;
+	for (int k = tape->step_begin[step]; k < tape->step_begin[step + 1]; k++) {
+		forward_factor(tape, &tape->factors[k], ds, du, scratch);
+		for (; c < tape->c_count && tape->c[c].factor == k; c++)
+			if (tape->c[c].param == param)
+				for (int r = 0; r < CL_BALL_STATE; r++)
+					ds[CL_BALL_STATE * tape->c[c].row + r] += tape->c[c].m[r];
+	}
+}

@@ -446,6 +446,12 @@ bool cl_backend_has_param_adjoint(int backend, const ClParam *param);
  * states and controls too, though cl_rollout_gradient is their reference
  * (the sums here run in another order). */
 void cl_rollout_param_gradient(const ClRollout *rollout, const ClParam *params, int count, double *out);
+/* Forward mode along one parameter: the tangent d s_n/dθ of the state
+ * after n of the run's steps (n = its step count: the final state), into
+ * ds (state size). For a physical parameter the run must have been
+ * recorded with parameters. False (ds NAN) where the backend has no such
+ * derivative or the run was not recorded so or stopped. */
+bool cl_rollout_param_tangent(const ClRollout *rollout, const ClParam *param, double *ds);
 /* Forward mode: the loss's directional derivative along (ds0, du); either
  * may be NULL (zero). ds_final (state size) may be NULL. */
 double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
