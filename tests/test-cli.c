@@ -78,6 +78,20 @@ static const BadInput bad_inputs[] = {
 	 "--set elasticity=high: \"high\" is not a number"},
 	{"set-invalid-scene", NULL, {"gradients", "task1-bounce-once", "--set", "ball.radius=0"},
 	 "task1-bounce-once with the --set values: balls[0].radius: must be positive"},
+	{"set-wall-angle-nan", NULL, {"gradients", "task1-bounce-once", "--set", "ground.angle=nan"},
+	 "--set ground.angle=nan: \"nan\" is not a number"},
+	{"set-wall-point-inf", NULL, {"gradients", "task1-bounce-once", "--set", "ground.point.y=inf"},
+	 "--set ground.point.y=inf: \"inf\" is not a number"},
+	{"set-unknown-wall", NULL, {"gradients", "task1-bounce-once", "--set", "floor.angle=10"},
+	 "--set floor.angle=10: parameter \"floor.angle\": no wall with this id"},
+	{"set-wall-into-ball", NULL, {"gradients", "task1-bounce-once", "--set", "ground.point.y=0.95"},
+	 "task1-bounce-once with the --set values: balls[0].position: ball \"ball\" overlaps wall \"ground\""},
+	{"gradients-param-unknown", NULL, {"gradients", "task1-bounce-once", "--param", "ground.tilt"},
+	 "--param ground.tilt: parameter \"ground.tilt\": no ball with this id"},
+	{"gradients-param-twice", NULL, {"gradients", "task1-bounce-once", "-p", "elasticity", "-p", "elasticity"},
+	 "--param elasticity: given twice"},
+	{"gradients-param-default", NULL, {"gradients", "task1-bounce-once", "--param", "ball.velocity.y"},
+	 "--param ball.velocity.y: already a column of the table"},
 	{"missing-file", NULL, {"gradients", "no/such/scene.json"}, "no/such/scene.json: cannot read"},
 	{"unknown-preset", NULL, {"gradients", "task9"}, "task9: no such scene file and no preset of this name"},
 	{"bad-format", NULL, {"gradients", "task1-bounce-once", "--format", "xml"}, "--format xml: expected one of"},
@@ -304,6 +318,92 @@ static void test_gradients_csv(void)
 	g_free(err);
 }
 
+/* --param adds columns after the default ones, which stay as they are:
+ * exact's adjoint beside its FD, "no adjoint" (nan in CSV) for a backend
+ * without that derivative (convex), its FD still there. */
+static void test_gradients_param(void)
+{
+	const char *plain[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex", "--format",
+						   "csv", NULL};
+	const char *more[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex", "--format",
+						  "csv", "--param", "elasticity", "--param", "ground.angle", "--param", "ball.radius", NULL};
+	char *out0, *out1, *err;
+	g_assert_cmpint(run(plain, &out0, &err), ==, 0);
+	g_free(err);
+	g_assert_cmpint(run(more, &out1, &err), ==, 0);
+	g_free(err);
+	char **a = g_strsplit(out0, "\n", -1), **b = g_strsplit(out1, "\n", -1);
+	/* every line without --param is there with it, in the same order */
+	int j = 0;
+	for (int i = 0; a[i]; i++) {
+		while (b[j] && strcmp(a[i], b[j]) != 0)
+			j++;
+		if (!b[j])
+			g_test_fail_printf("\"%s\" is missing with --param", a[i]);
+		else
+			j++;
+	}
+	g_assert_cmpuint(g_strv_length(b), ==, g_strv_length(a) + 2 * 2 * 3);
+	static const char *const names[] = {"elasticity", "ground.angle", "ball.radius"};
+	for (size_t k = 0; k < G_N_ELEMENTS(names); k++) {
+		double adjoint = NAN, fd = NAN, other_fd = NAN;
+		char *other_adjoint = NULL;
+		for (int i = 0; b[i]; i++) {
+			char **f = g_strsplit(b[i], ",", 3);
+			if (f[0] && f[1] && f[2]) {
+				char *fd_name = g_strconcat("fd:", names[k], NULL);
+				gboolean exact = g_str_equal(f[0], "exact");
+				if (g_str_equal(f[1], names[k]) && exact)
+					adjoint = g_ascii_strtod(f[2], NULL);
+				else if (g_str_equal(f[1], names[k]))
+					other_adjoint = g_strdup(f[2]);
+				else if (g_str_equal(f[1], fd_name))
+					*(exact ? &fd : &other_fd) = g_ascii_strtod(f[2], NULL);
+				g_free(fd_name);
+			}
+			g_strfreev(f);
+		}
+		g_assert_true(isfinite(adjoint) && isfinite(fd) && isfinite(other_fd));
+		if (!(fabs(adjoint - fd) <= 1e-6 * fmax(fabs(fd), 1e-3)))
+			g_test_fail_printf("exact d loss / d %s: adjoint %.12g, FD %.12g", names[k], adjoint, fd);
+		g_assert_cmpstr(other_adjoint, ==, "nan");
+		g_free(other_adjoint);
+	}
+	g_strfreev(a);
+	g_strfreev(b);
+	g_free(out0);
+	g_free(out1);
+
+	const char *table[] = {"gradients", "task1-bounce-once", "--backend", "exact", "--backend", "convex",
+						   "--param", "ground.angle", NULL};
+	g_assert_cmpint(run(table, &out0, &err), ==, 0);
+	g_free(err);
+	char **lines = g_strsplit(out0, "\n", -1);
+	int angle_rows = 0;
+	for (int i = 0; lines[i]; i++)
+		if (g_str_has_prefix(lines[i], "  ground.angle ")) {
+			char **f = g_strsplit_set(lines[i], " ", -1);
+			GPtrArray *words = g_ptr_array_new();
+			for (int w = 0; f[w]; w++)
+				if (f[w][0])
+					g_ptr_array_add(words, f[w]);
+			if (angle_rows == 0) { /* exact: a number */
+				g_assert_cmpuint(words->len, ==, 4);
+				g_assert_true(isfinite(g_ascii_strtod(g_ptr_array_index(words, 1), NULL)));
+			} else { /* convex */
+				g_assert_cmpuint(words->len, ==, 5);
+				g_assert_cmpstr(g_ptr_array_index(words, 1), ==, "no");
+				g_assert_cmpstr(g_ptr_array_index(words, 2), ==, "adjoint");
+			}
+			g_ptr_array_free(words, TRUE);
+			g_strfreev(f);
+			angle_rows++;
+		}
+	g_assert_cmpint(angle_rows, ==, 2);
+	g_strfreev(lines);
+	g_free(out0);
+}
+
 static void test_simulate_csv(void)
 {
 	char *path = g_build_filename(tmp_dir, "trajectory.csv", NULL);
@@ -395,6 +495,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cli/output-untouched", test_output_untouched);
 	g_test_add_func("/cli/output-to-fifo", test_output_to_fifo);
 	g_test_add_func("/cli/gradients-csv", test_gradients_csv);
+	g_test_add_func("/cli/gradients-param", test_gradients_param);
 	g_test_add_func("/cli/simulate-csv", test_simulate_csv);
 	g_test_add_func("/cli/backends", test_backends_list);
 	g_test_add_func("/cli/help", test_help);

@@ -252,6 +252,95 @@ static void test_params(void)
 	cl_scene_free(s);
 }
 
+/* A wall's point and angle are parameters like any other: named by the
+ * wall's id, enumerated, read and written; the angle turns the normal. */
+static void test_params_walls(void)
+{
+	ClScene *s = cl_test_task1(); /* wall "ground": point (0, 0), normal (0, 1) */
+	ClParam p, x, y;
+	char message[CL_MESSAGE_MAX], name[CL_NAME_MAX];
+	g_assert_true(cl_param_parse(s, "ground.angle", &p, message, sizeof message));
+	g_assert_cmpint(p.target, ==, CL_PARAM_WALL_ANGLE);
+	g_assert_cmpint(p.wall, ==, 0);
+	g_assert_cmpint(p.ball, ==, -1);
+	g_assert_cmpfloat(cl_param_get(s, &p), ==, 90.0);
+	/* the angle read back is set without a change, bit for bit */
+	cl_param_set(s, &p, cl_param_get(s, &p));
+	g_assert_cmpfloat(s->walls[0].normal.x, ==, 0.0);
+	g_assert_cmpfloat(s->walls[0].normal.y, ==, 1.0);
+	/* multiples of 90° are exact, others within rounding */
+	static const double angles[] = {0.0, 180.0, -90.0, 270.0, 450.0, 30.0, -135.0, 1e-7, 123.456};
+	for (size_t k = 0; k < G_N_ELEMENTS(angles); k++) {
+		cl_param_set(s, &p, angles[k]);
+		double a = angles[k] * (3.14159265358979323846 / 180.0);
+		g_assert_cmpfloat_with_epsilon(s->walls[0].normal.x, cos(a), 1e-15);
+		g_assert_cmpfloat_with_epsilon(s->walls[0].normal.y, sin(a), 1e-15);
+		g_assert_cmpfloat_with_epsilon(hypot(s->walls[0].normal.x, s->walls[0].normal.y), 1.0, 1e-15);
+		double back = cl_param_get(s, &p);
+		double turns = (back - angles[k]) / 360.0;
+		g_assert_cmpfloat_with_epsilon(turns, nearbyint(turns), 1e-14);
+		double before = s->walls[0].normal.x;
+		cl_param_set(s, &p, back);
+		g_assert_cmpfloat(s->walls[0].normal.x, ==, before);
+	}
+	cl_param_set(s, &p, 180.0);
+	g_assert_cmpfloat(s->walls[0].normal.x, ==, -1.0);
+	g_assert_cmpfloat(s->walls[0].normal.y, ==, 0.0);
+	cl_param_set(s, &p, -90.0);
+	g_assert_cmpfloat(s->walls[0].normal.y, ==, -1.0);
+	cl_param_name(s, &p, name, sizeof name);
+	g_assert_cmpstr(name, ==, "ground.angle");
+
+	g_assert_true(cl_param_parse(s, "ground.point.x", &x, message, sizeof message));
+	g_assert_true(cl_param_parse(s, "ground.point.y", &y, message, sizeof message));
+	g_assert_cmpint(y.target, ==, CL_PARAM_WALL_POINT);
+	g_assert_cmpint(y.axis, ==, 1);
+	cl_param_set(s, &y, -0.25);
+	g_assert_cmpfloat(s->walls[0].point.y, ==, -0.25);
+	g_assert_cmpfloat(cl_param_get(s, &y), ==, -0.25);
+	g_assert_cmpfloat(cl_param_get(s, &x), ==, 0.0);
+	cl_param_name(s, &y, name, sizeof name);
+	g_assert_cmpstr(name, ==, "ground.point.y");
+	g_assert_false(cl_param_equal(&x, &y));
+	g_assert_true(cl_param_fits(s, &p));
+
+	/* every enumerated name parses back to itself */
+	int count;
+	ClParam *all = cl_scene_params_new(s, CL_PARAMS_SWEEPABLE, -1, &count);
+	int walls = 0;
+	for (int k = 0; k < count; k++) {
+		ClParam q;
+		cl_param_name(s, &all[k], name, sizeof name);
+		g_assert_true(cl_param_parse(s, name, &q, message, sizeof message));
+		g_assert_true(cl_param_equal(&q, &all[k]));
+		walls += all[k].target == CL_PARAM_WALL_POINT || all[k].target == CL_PARAM_WALL_ANGLE;
+	}
+	g_assert_cmpint(walls, ==, 3);
+	g_assert_cmpint(all[count - 1].target, ==, CL_PARAM_WALL_ANGLE);
+	free(all);
+	g_assert_cmpint(cl_scene_params(s, CL_PARAMS_TABLE, -1, NULL, 0), ==, 6); /* the table is unchanged */
+
+	g_assert_false(cl_param_parse(s, "floor.angle", &p, message, sizeof message));
+	g_assert_nonnull(strstr(message, "no wall with this id"));
+	g_assert_false(cl_param_parse(s, "ground.point.z", &p, message, sizeof message));
+	g_assert_nonnull(strstr(message, "the axis must be x or y"));
+	g_assert_false(cl_param_parse(s, "ball.angle", &p, message, sizeof message));
+	g_assert_nonnull(strstr(message, "no wall with this id"));
+
+	/* a NaN angle leaves no unit normal: the scene is refused, saying where */
+	g_assert_true(cl_param_parse(s, "ground.angle", &p, message, sizeof message));
+	cl_param_set(s, &p, NAN);
+	g_assert_false(cl_scene_validate(s, message, sizeof message));
+	g_assert_nonnull(strstr(message, "walls[0].normal: must be finite"));
+	ClScene *t = cl_test_task1();
+	g_assert_true(cl_param_parse(t, "ground.point.x", &x, message, sizeof message));
+	cl_param_set(t, &x, NAN);
+	g_assert_false(cl_scene_validate(t, message, sizeof message));
+	g_assert_nonnull(strstr(message, "walls[0].point"));
+	cl_scene_free(t);
+	cl_scene_free(s);
+}
+
 static void test_set_steps_resamples(void)
 {
 	ClScene *s = cl_test_task3();
@@ -334,6 +423,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/memory/budget", test_memory_budget);
 	g_test_add_func("/core/memory/out-of-memory", test_out_of_memory);
 	g_test_add_func("/core/params", test_params);
+	g_test_add_func("/core/params-walls", test_params_walls);
 	g_test_add_func("/core/set-steps", test_set_steps_resamples);
 	g_test_add_func("/core/tape-transpose", test_tape_transpose);
 	g_test_add_func("/core/registry", test_registry);

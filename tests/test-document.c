@@ -18,6 +18,7 @@
 #include "tasks.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <json-glib/json-glib.h>
 #include <stdatomic.h>
 
@@ -457,6 +458,44 @@ static void remove_tree(const char *path)
 	}
 }
 
+/* The perturbation study of a wall's angle: the ± δ runs for every backend,
+ * the first-order prediction from the forward-mode tangent of the backends
+ * that differentiate the angle (exact, impulse), none (NAN) for one that
+ * does not (convex); exact's final tangent is its central difference. */
+static void test_perturbation_wall_angle(void)
+{
+	ClScene *scene = cl_test_task1();
+	ClParam angle;
+	g_assert_true(cl_param_parse(scene, "ground.angle", &angle, NULL, 0));
+	cl_param_set(scene, &angle, 80.0);
+	int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse"), cl_backend_find("convex")};
+	g_autoptr(ClRunData) data = cl_run_data_new(scene, backends, 3, NULL, 0);
+	g_autoptr(GError) error = NULL;
+	const double delta = 1e-3;
+	g_assert_true(cl_run_data_set_perturbation(data, scene, "ground.angle", delta, &error));
+	int ns = cl_state_size(scene);
+	for (int b = 0; b < 3; b++) {
+		cl_run_data_compute_perturbation(data, scene, b, NULL);
+		const ClRunBackend *r = &data->backends[b];
+		int last = r->tangent_count - 1;
+		g_assert_cmpint(r->tangent_steps[last], ==, scene->steps);
+		const double *t = r->tangents + (gsize)last * (gsize)ns;
+		const double *plus = r->plus_states + (gsize)scene->steps * (gsize)ns;
+		const double *minus = r->minus_states + (gsize)scene->steps * (gsize)ns;
+		g_assert_true(isfinite(plus[1]) && isfinite(minus[1]));
+		if (b == 2) {
+			g_assert_true(isnan(t[0]) && isnan(t[1]));
+			continue;
+		}
+		g_assert_true(isfinite(t[0]) && isfinite(t[1]));
+		g_assert_cmpfloat(fabs(t[1]), >, 1e-3); /* the turned floor moves the bounce */
+		if (b == 0)
+			for (int k = 0; k < 4; k++)
+				g_assert_cmpfloat_with_epsilon(t[k], (plus[k] - minus[k]) / (2 * delta), 1e-6 * fmax(1.0, fabs(t[k])));
+	}
+	cl_scene_free(scene);
+}
+
 /* A document of scene with exactly these backends enabled, its Run computed. */
 static ClDocument *computed_document(ClScene *scene, const int *backends, int count, const char *perturb, double delta,
 									 ClRunner **runner)
@@ -590,6 +629,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/runner/follows-edits", test_runner_follows_edits);
 	g_test_add_func("/export/canvas-is-simulate", test_export_canvas_is_simulate);
 	g_test_add_func("/export/perturbation-is-handout", test_export_perturbation_is_handout);
+	g_test_add_func("/run-data/perturbation-wall-angle", test_perturbation_wall_angle);
 	g_test_add_func("/job/budget", test_job_budget);
 	g_test_add_func("/job/holds-app", test_job_holds_app);
 	return g_test_run();

@@ -483,10 +483,19 @@ static void test_perturb_control(void)
 	g_free(du);
 	cl_rollout_free(rollout);
 	g_object_unref(job);
-	/* a parameter without a tangent is refused with its name */
-	g_assert_null(run_job(scene, &exact, 1, CL_FD_NONE, "elasticity", 0.1, &error));
+	/* a physical parameter has exact's forward-mode tangent too (issue 17) */
+	job = run_job(scene, &exact, 1, CL_FD_NONE, "elasticity", 0.1, &error);
+	g_assert_no_error(error);
+	g_assert_true(cl_job_run(job, &error));
+	data = cl_result_payload(cl_study_job_result(job));
+	last = data->backends[0].tangents + (gsize)(data->backends[0].tangent_count - 1) * (gsize)ns;
+	for (int i = 0; i < ns; i++)
+		g_assert_true(isfinite(last[i]));
+	g_object_unref(job);
+	/* a parameter the scene does not have is refused with its name */
+	g_assert_null(run_job(scene, &exact, 1, CL_FD_NONE, "ball9.radius", 0.1, &error));
 	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
-	g_assert_nonnull(strstr(error->message, "elasticity"));
+	g_assert_nonnull(strstr(error->message, "ball9.radius"));
 	g_clear_error(&error);
 	cl_scene_free(scene);
 }

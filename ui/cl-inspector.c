@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scene's and the selected ball's scalars come from the one parameter
- * enumeration (cl_scene_params) and are edited through cl_param_get/set;
- * ids, steps, the constant force, wall geometry and loss terms are fields
- * of their own. */
+/* The scene's, the selected ball's and the selected wall's scalars come
+ * from the one parameter enumeration (cl_scene_params) and are edited
+ * through cl_param_get/set; ids, steps, the constant force, a wall's normal
+ * components and loss terms are fields of their own. */
 typedef enum {
 	F_PARAM,
 	F_NAME,
@@ -21,8 +21,6 @@ typedef enum {
 	F_BALL_UX,
 	F_BALL_UY,
 	F_WALL_ID,
-	F_WALL_PX,
-	F_WALL_PY,
 	F_WALL_NX,
 	F_WALL_NY,
 	F_LOSS_WEIGHT,
@@ -55,6 +53,10 @@ static const ParamLook *param_look(const ClParam *p)
 		[CL_PARAM_FRICTION] = {{"Friction μ"}, {"Friction"}, NULL, 2, 0.005, "One Coulomb coefficient for every contact"},
 		[CL_PARAM_GRAVITY] = {{"Gravity x", "Gravity y"}, {"Gravity x", "Gravity y"}, "m/s²", 2, 0.05, NULL},
 		[CL_PARAM_DURATION] = {{"Duration T"}, {"Duration"}, "s", 3, 0.005, "Simulated time"},
+		[CL_PARAM_WALL_POINT] = {{"Point x", "Point y"}, {"point x", "point y"}, "m", 3, 0.01,
+								 "A point on the wall's line"},
+		[CL_PARAM_WALL_ANGLE] = {{"Angle"}, {"angle"}, "°", 2, 0.25,
+								 "Direction of the normal (into the free side), counter-clockwise from +x"},
 	};
 	return p->target < G_N_ELEMENTS(looks) && looks[p->target].text[0] ? &looks[p->target] : NULL;
 }
@@ -132,8 +134,6 @@ static double field_value(const ClScene *s, const Field *f)
 	case F_PARAM: return cl_param_get(s, &f->param);
 	case F_BALL_UX: return s->balls[f->index].control_constant.x;
 	case F_BALL_UY: return s->balls[f->index].control_constant.y;
-	case F_WALL_PX: return s->walls[f->index].point.x;
-	case F_WALL_PY: return s->walls[f->index].point.y;
 	case F_WALL_NX: return s->walls[f->index].normal.x;
 	case F_WALL_NY: return s->walls[f->index].normal.y;
 	case F_LOSS_WEIGHT: return s->loss[f->index].weight;
@@ -203,8 +203,6 @@ static gboolean set_value(ClScene *s, const Field *f, double v, char *message, s
 		break;
 	case F_BALL_UX: s->balls[f->index].control_constant.x = v; break;
 	case F_BALL_UY: s->balls[f->index].control_constant.y = v; break;
-	case F_WALL_PX: s->walls[f->index].point.x = v; break;
-	case F_WALL_PY: s->walls[f->index].point.y = v; break;
 	case F_WALL_NX: s->walls[f->index].normal.x = v; break;
 	case F_WALL_NY: s->walls[f->index].normal.y = v; break;
 	case F_LOSS_WEIGHT: s->loss[f->index].weight = v; break;
@@ -416,10 +414,33 @@ static void add_param_fields(ClInspector *self, GtkGrid *grid, int *row, const C
 						  p->target == CL_PARAM_GRAVITY || p->target == CL_PARAM_DURATION;
 		if (!look || global != (ball < 0))
 			continue;
+		if (p->target == CL_PARAM_WALL_POINT || p->target == CL_PARAM_WALL_ANGLE)
+			continue;
 		int axis = look->text[1] && p->axis == 1 ? 1 : 0;
 		g_autofree char *accessible = ball < 0 ? g_strdup(look->accessible[axis])
 											   : g_strdup_printf("Ball %s %s", s->balls[ball].id, look->accessible[axis]);
 		Field *f = add_field(self, grid, row, F_PARAM, ball, look->text[axis], accessible, look->unit, look->tip);
+		f->param = *p;
+		f->decimals = look->decimals;
+		f->per_pixel = look->per_pixel;
+		make_scrubbable(self, f);
+	}
+	free(params);
+}
+
+/* The fields of a wall's parameters (point, angle), in the enumeration's order. */
+static void add_wall_param_fields(ClInspector *self, GtkGrid *grid, int *row, const ClScene *s, int wall)
+{
+	int count;
+	ClParam *params = cl_scene_params_new(s, CL_PARAMS_WALLS, -1, &count);
+	for (int k = 0; k < count; k++) {
+		const ClParam *p = &params[k];
+		const ParamLook *look = param_look(p);
+		if (!look || p->wall != wall)
+			continue;
+		int axis = look->text[1] && p->axis == 1 ? 1 : 0;
+		g_autofree char *accessible = g_strdup_printf("Wall %s %s", s->walls[wall].id, look->accessible[axis]);
+		Field *f = add_field(self, grid, row, F_PARAM, wall, look->text[axis], accessible, look->unit, look->tip);
 		f->param = *p;
 		f->decimals = look->decimals;
 		f->per_pixel = look->per_pixel;
@@ -607,10 +628,7 @@ static void build_selection_section(ClInspector *self, const ClScene *s, ClPick 
 	g_snprintf(name, sizeof name, "Wall %s " what, id);                                                                \
 	add_field(self, GTK_GRID(grid), &row, kind, i, text, name, unit, tip)
 		WALL_FIELD(F_WALL_ID, "Id", "id", NULL, NULL);
-		WALL_FIELD(F_WALL_PX, "Point x", "point x", "m", "A point on the wall's line");
-		make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
-		WALL_FIELD(F_WALL_PY, "Point y", "point y", "m", "A point on the wall's line");
-		make_scrubbable(self, g_ptr_array_index(self->fields, self->fields->len - 1));
+		add_wall_param_fields(self, GTK_GRID(grid), &row, s, i);
 		WALL_FIELD(F_WALL_NX, "Normal x", "normal x", NULL, "Points into the free side; normalised by the loader");
 		WALL_FIELD(F_WALL_NY, "Normal y", "normal y", NULL, "Points into the free side; normalised by the loader");
 #undef WALL_FIELD

@@ -52,21 +52,25 @@ static gboolean select_parameter(ClPerturbationView *self, const char *name)
 	return FALSE;
 }
 
-/* The scene's table parameters; the choice survives by name, else the first
- * ball's initial y, the paper's Task 1 question. */
+/* The scene's table parameters, then its physical ones (radii, masses,
+ * the globals, the walls' points and angles); the choice survives by name,
+ * else the first ball's initial y, the paper's Task 1 question. */
 static void refresh_parameters(ClPerturbationView *self)
 {
 	const ClScene *scene = cl_document_get_scene(self->doc);
 	g_autofree char *current = g_strdup(parameter(self));
-	int count;
-	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	char name[CL_NAME_MAX];
-	for (int k = 0; k < count; k++) {
-		cl_param_name(scene, &params[k], name, sizeof name);
-		g_ptr_array_add(names, g_strdup(name));
+	static const unsigned groups[] = {CL_PARAMS_TABLE, CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS};
+	for (size_t g = 0; g < G_N_ELEMENTS(groups); g++) {
+		int count;
+		ClParam *params = cl_scene_params_new(scene, groups[g], -1, &count);
+		for (int k = 0; k < count; k++) {
+			cl_param_name(scene, &params[k], name, sizeof name);
+			g_ptr_array_add(names, g_strdup(name));
+		}
+		free(params);
 	}
-	free(params);
 	g_ptr_array_add(names, NULL);
 	self->updating = TRUE;
 	gtk_string_list_splice(self->names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->names)),

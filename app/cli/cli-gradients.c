@@ -24,7 +24,10 @@ static void put_table(GString *out, const ClScene *scene, const ClParam *params,
 			const ClGradientCell *c = &r->cells[k];
 			char name[CL_NAME_MAX], adjoint[64], fd[64] = "-", h[64] = "-";
 			cl_param_name(scene, &params[k], name, sizeof name);
-			g_ascii_formatd(adjoint, sizeof adjoint, "%.10g", c->adjoint);
+			if (cl_backend_has_param_adjoint(r->backend, &params[k]))
+				g_ascii_formatd(adjoint, sizeof adjoint, "%.10g", c->adjoint);
+			else
+				g_strlcpy(adjoint, "no adjoint", sizeof adjoint);
 			if (c->fd_step > 0) {
 				g_ascii_formatd(fd, sizeof fd, "%.10g", c->fd);
 				g_ascii_formatd(h, sizeof h, "%.0e", c->fd_step);
@@ -34,9 +37,40 @@ static void put_table(GString *out, const ClScene *scene, const ClParam *params,
 	}
 }
 
+/* The table's columns: every ball's initial state and first control, then
+ * each --param in the order given. */
+static ClParam *table_columns(const ClScene *scene, char **extra, int *count, GError **error)
+{
+	ClParam *defaults = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, count);
+	int n = *count, more = extra ? (int)g_strv_length(extra) : 0;
+	ClParam *params = g_new(ClParam, n + more);
+	memcpy(params, defaults, sizeof *params * (size_t)n);
+	free(defaults);
+	for (int k = 0; k < more; k++) {
+		char message[CL_MESSAGE_MAX];
+		ClParam p;
+		if (!cl_param_parse(scene, extra[k], &p, message, sizeof message)) {
+			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--param %s: %s", extra[k], message);
+			g_free(params);
+			return NULL;
+		}
+		for (int i = 0; i < n; i++)
+			if (cl_param_equal(&params[i], &p)) {
+				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+							"--param %s: %s", extra[k],
+							i < *count ? "already a column of the table" : "given twice");
+				g_free(params);
+				return NULL;
+			}
+		params[n++] = p;
+	}
+	*count = n;
+	return params;
+}
+
 int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 {
-	char **backend_ids = NULL, **settings = NULL, *format = NULL, *fd_name = NULL;
+	char **backend_ids = NULL, **settings = NULL, *format = NULL, *fd_name = NULL, **extra = NULL;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "A backend (repeatable; default: all)", "ID"},
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format (default: table)", "table|csv|json"},
@@ -45,6 +79,10 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 		 "60 columns, else those of the balls in the loss or actuated)",
 		 "none|auto|all"},
 		{"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &settings, "Override a scene value (repeatable)", "KEY=VALUE"},
+		{"param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &extra,
+		 "One more column after the default ones, e.g. elasticity, ball.radius, ground.angle (repeatable); "
+		 "\"no adjoint\" where a backend has none, with FD beside it",
+		 "NAME"},
 		G_OPTION_ENTRY_NULL,
 	};
 	static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -56,8 +94,9 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	int status = CL_EXIT_BAD_INPUT;
 	if (!cl_cli_parse_options("gradients", "SCENE",
 							  "Prints, per backend, the loss and its derivatives with respect to every ball's initial\n"
-							  "position and velocity and its first control (adjoint), beside central finite\n"
-							  "differences of the backend's own forward map (see --fd). SCENE is a file or a preset id.",
+							  "position and velocity and its first control, and each --param (adjoint), beside\n"
+							  "central finite differences of the backend's own forward map (see --fd). SCENE is a\n"
+							  "file or a preset id.",
 							  entries, argc, argv, &positional, &error) ||
 		!cl_cli_check_choice("--format", format ? format : "table", formats, &error) ||
 		!cl_cli_check_choice("--fd", fd_name ? fd_name : "auto", fd_choices, &error))
@@ -66,13 +105,16 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	int count;
+	ClParam *params = table_columns(scene, extra, &count, &error);
+	if (!params)
+		goto out;
 	if (check_only) {
 		status = CL_EXIT_OK;
+		g_free(params);
 		goto out;
 	}
 	ClFdChoice fd = (ClFdChoice)cl_fd_choice_find(fd_name ? fd_name : "auto");
-	int count;
-	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
 	ClGradientRow *rows = g_new0(ClGradientRow, backends->len);
 	status = CL_EXIT_OK;
 	for (guint b = 0; b < backends->len; b++) {
@@ -93,7 +135,7 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	for (guint b = 0; b < backends->len; b++)
 		cl_gradient_row_clear(&rows[b]);
 	g_free(rows);
-	free(params);
+	g_free(params);
 out:
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)
@@ -102,6 +144,7 @@ out:
 	g_strfreev(positional);
 	g_strfreev(backend_ids);
 	g_strfreev(settings);
+	g_strfreev(extra);
 	g_free(format);
 	g_free(fd_name);
 	return status;

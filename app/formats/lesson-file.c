@@ -582,8 +582,7 @@ static gboolean in_optimized(const ClScene *scene, const char *name)
 	gboolean found = FALSE;
 	if (params && cl_param_parse(scene, name, &p, NULL, 0))
 		for (int i = 0; i < count && !found; i++)
-			found = params[i].target == p.target && params[i].ball == p.ball && params[i].axis == p.axis &&
-					(p.target != CL_PARAM_CONTROL || params[i].step == p.step);
+			found = cl_param_equal(&params[i], &p);
 	free(params);
 	return found;
 }

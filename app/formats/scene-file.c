@@ -843,7 +843,8 @@ gboolean cl_scene_apply_setting(ClScene *scene, const char *setting, GError **er
 			ok = setting_error(error, setting,
 							   "%s; a setting is steps, duration, elasticity, friction, gravity.x|y, learning_rate, "
 							   "iterations, BALL.position.x|y, BALL.velocity.x|y, BALL.radius, BALL.mass, "
-							   "BALL.control[K].x|y or BACKEND.PARAM with BACKEND one of %s",
+							   "BALL.control[K].x|y, WALL.point.x|y, WALL.angle or BACKEND.PARAM with BACKEND "
+							   "one of %s",
 							   message, known);
 			g_free(known);
 		} else if (!parse_double(value, &x)) {

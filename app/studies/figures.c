@@ -267,8 +267,7 @@ void cl_figure_learn(const ClScene *scene, int backend, const ClParam *tracked, 
 	char message[CL_MESSAGE_MAX];
 	ClParam *params = cl_optimize_expand(scene, &scene->optimize, &count, message, sizeof message);
 	for (int k = 0; tracked && k < count; k++)
-		if (params[k].target == tracked->target && params[k].ball == tracked->ball &&
-			params[k].step == tracked->step && params[k].axis == tracked->axis)
+		if (cl_param_equal(&params[k], tracked))
 			rec.tracked_index = k;
 	free(params);
 	if (rec.tracked_index >= 0) {

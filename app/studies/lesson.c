@@ -123,8 +123,7 @@ static int scalar_index(const ClScene *scene, const ClParam *params, int count, 
 	if (!cl_param_parse(scene, name, &p, NULL, 0))
 		return -1;
 	for (int i = 0; i < count; i++)
-		if (params[i].target == p.target && params[i].ball == p.ball && params[i].axis == p.axis &&
-			(p.target != CL_PARAM_CONTROL || params[i].step == p.step))
+		if (cl_param_equal(&params[i], &p))
 			return i;
 	return -1;
 }

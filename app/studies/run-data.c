@@ -100,20 +100,21 @@ static ClScene *truncated(const ClScene *scene, int n)
 	return copy;
 }
 
-/* The parameter's direction in (s0, u): a unit vector in its slot. */
+/* The parameter's direction in (s0, u): a unit vector in its slot, zero
+ * for a physical parameter (elasticity, a wall's angle, …). */
 static void direction_of(const ClScene *scene, const ClParam *param, double *ds0, double *du)
 {
 	memset(ds0, 0, sizeof *ds0 * (gsize)cl_state_size(scene));
 	memset(du, 0, sizeof *du * (gsize)cl_control_size(scene));
-	*cl_param_slot(scene, param, ds0, du) = 1;
+	if (cl_param_has_adjoint(param))
+		*cl_param_slot(scene, param, ds0, du) = 1;
 }
 
 gboolean cl_run_data_set_perturbation(ClRunData *data, const ClScene *scene, const char *parameter, double delta,
 									  GError **error)
 {
-	char message[CL_MESSAGE_MAX] = "no forward-mode tangent";
-	if (!cl_param_parse(scene, parameter, &data->perturb_param, message, sizeof message) ||
-		!cl_param_has_adjoint(&data->perturb_param)) {
+	char message[CL_MESSAGE_MAX];
+	if (!cl_param_parse(scene, parameter, &data->perturb_param, message, sizeof message)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", parameter, message);
 		return FALSE;
 	}
@@ -151,13 +152,20 @@ void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int
 		direction_of(cut, param, ds0, cut_du);
 		ClRollout *rollout = cl_rollout_new(cut, r->backend);
 		double *out = r->tangents + (gsize)r->tangent_count * (gsize)ns;
-		/* a warning (grazing, …) still simulates every step and has a tangent */
+		/* a warning (grazing, …) still simulates every step and has a tangent;
+		 * a physical parameter has one where the backend differentiates it */
+		gboolean state = cl_param_has_adjoint(param);
+		cl_rollout_record_params(rollout, !state);
 		cl_rollout_run(rollout, NULL, NULL, true);
-		if (cl_rollout_steps_done(rollout) == n)
+		if (state && cl_rollout_steps_done(rollout) == n)
 			cl_rollout_jvp(rollout, ds0, cut_du, out);
-		else
+		else if (state || !cl_rollout_param_tangent(rollout, param, out))
 			for (int i = 0; i < ns; i++)
 				out[i] = NAN;
+		else if (param->target == CL_PARAM_DURATION)
+			/* the first n steps last T·n/N: d/dT = (n/N)·d/d(their duration) */
+			for (int i = 0; i < ns; i++)
+				out[i] *= (double)n / scene->steps;
 		r->tangent_steps[r->tangent_count++] = n;
 		cl_rollout_free(rollout);
 		g_free(ds0);

@@ -63,12 +63,14 @@ void cl_run_data_plan_fd(ClRunData *data, const ClScene *scene, ClFdChoice fd, c
  * values only (same balls and steps), e.g. each backend's optimized start. */
 void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot);
 /* Asks for the perturbation study of the named parameter at ± delta;
- * FALSE with a message naming it unless it is an initial-state or control
- * parameter of scene (only those have a forward-mode tangent). */
+ * FALSE with a message naming it unless it is a parameter of scene. An
+ * initial-state or control parameter has every backend's forward-mode
+ * tangent, a physical one (elasticity, a wall's angle, …) the tangent of
+ * the backends that differentiate it (cl_backend_has_param_adjoint), NAN
+ * for the others; the ± delta runs are there for every backend. */
 gboolean cl_run_data_set_perturbation(ClRunData *data, const ClScene *scene, const char *parameter, double delta,
 									  GError **error);
-/* The perturbation study of param (an initial-state or control parameter)
- * at ± delta for slot b; cancel (may be NULL) stops it between rollouts. */
+/* The perturbation study of param at ± delta for slot b; cancel (may be NULL) stops it between rollouts. */
 void cl_run_data_compute_perturbation(ClRunData *data, const ClScene *scene, int slot, const _Atomic int *cancel);
 /* Takes the planned difference number i (of fd_total) and stores it under the lock. */
 void cl_run_data_compute_fd(ClRunData *data, const ClScene *scene, int i);

@@ -117,7 +117,8 @@ static bool check(const ClScene *scene, const ClConvergenceDef *def, ClStatus *s
 	const ClParam *p = &def->param;
 	bool ball_param = p->target == CL_PARAM_POSITION || p->target == CL_PARAM_VELOCITY ||
 					  p->target == CL_PARAM_CONTROL || p->target == CL_PARAM_RADIUS || p->target == CL_PARAM_MASS;
-	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) || p->axis < 0 || p->axis > 1)
+	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) || !cl_param_fits(scene, p) || p->axis < 0 ||
+		p->axis > 1)
 		return cl_status_fail(status, CL_STATUS_UNSUPPORTED, "convergence: the parameter does not exist in this scene");
 	if (p->target == CL_PARAM_CONTROL)
 		for (int k = 0; k < def->step_count; k++)

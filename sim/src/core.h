@@ -33,6 +33,15 @@ typedef struct ClBlockB {
 	double m[CL_BALL_STATE * 2];
 } ClBlockB;
 
+/* A parameter column of a factor: d s'_row / d θ_param over one ball's
+ * CL_BALL_STATE numbers, θ a physical parameter (cl_phys_index). Factors
+ * carry them only when the tape records parameters: s_out = A·s_in + B·u +
+ * C·θ. Kept in factor order. */
+typedef struct ClBlockC {
+	int factor, row, param;
+	double m[CL_BALL_STATE];
+} ClBlockC;
+
 typedef enum ClFactorKind {
 	CL_FACTOR_BLOCKS,
 	CL_FACTOR_DRIFT,
@@ -61,6 +70,11 @@ typedef struct ClTape {
 	int a_count, a_capacity;
 	ClBlockB *b;
 	int b_count, b_capacity;
+	/* parameter columns, recorded when record_params is set */
+	bool record_params;
+	ClBlockC sink_c;
+	ClBlockC *c;
+	int c_count, c_capacity;
 	int *step_begin; /* first factor of each step; steps + 1 entries */
 	int step_count;
 } ClTape;
@@ -84,6 +98,10 @@ void cl_tape_factor(ClTape *tape);
 /* Adds a zeroed block to the current factor and returns it to be filled. */
 double *cl_tape_a(ClTape *tape, int row, int col);
 double *cl_tape_b(ClTape *tape, int row, int col);
+/* Adds a zeroed parameter column of the current factor and returns its
+ * CL_BALL_STATE numbers to be filled; a sink when parameters are not
+ * recorded (check tape->record_params to skip the work). */
+double *cl_tape_c(ClTape *tape, int row, int param);
 /* Adds the identity as ball's A block to the current factor and returns it
  * to be filled further (the free-motion block of a backend without rotation,
  * whose spin passes through). */
@@ -97,8 +115,52 @@ void cl_tape_dense(ClTape *tape, const int *balls, int k, const double *A, const
 
 /* λ ← Fᵀλ over the factors of one step, adding Bᵀλ to g_u (2 per ball). */
 void cl_tape_adjoint_step(const ClTape *tape, int step, double *lambda, double *g_u, double *scratch);
+/* The same, also adding Cᵀλ to g_theta (cl_phys_count entries; NULL: none). */
+void cl_tape_adjoint_step_params(const ClTape *tape, int step, double *lambda, double *g_u, double *g_theta,
+								 double *scratch);
 /* δs ← F·δs + B·δu over one step. */
 void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double *du, double *scratch);
+/* The same along one physical parameter too: each factor adds its C column
+ * of param (cl_phys_index; < 0: none) after its A and B. */
+void cl_tape_forward_step_param(const ClTape *tape, int step, double *ds, const double *du, int param, double *scratch);
+
+/* ----------------------------------------------------- physical parameters
+ *
+ * The parameters a tape's C columns differentiate, numbered: the globals,
+ * then radius and mass of every ball, then point.x, point.y and angle of
+ * every wall (the angle in degrees, as the parameter is named). */
+enum {
+	CL_PHYS_ELASTICITY,
+	CL_PHYS_FRICTION,
+	CL_PHYS_GRAVITY_X,
+	CL_PHYS_GRAVITY_Y,
+	CL_PHYS_DURATION,
+	CL_PHYS_BALLS, /* radius of ball b: CL_PHYS_BALLS + 2b, mass: + 1 */
+};
+
+static inline int cl_phys_radius(int ball)
+{
+	return CL_PHYS_BALLS + 2 * ball;
+}
+
+static inline int cl_phys_mass(int ball)
+{
+	return CL_PHYS_BALLS + 2 * ball + 1;
+}
+
+/* which: 0 point.x, 1 point.y, 2 angle */
+static inline int cl_phys_wall(const ClScene *scene, int wall, int which)
+{
+	return CL_PHYS_BALLS + 2 * scene->ball_count + 3 * wall + which;
+}
+
+static inline int cl_phys_count(const ClScene *scene)
+{
+	return CL_PHYS_BALLS + 2 * scene->ball_count + 3 * scene->wall_count;
+}
+
+/* The number of a physical parameter, −1 for an initial state or a control. */
+int cl_phys_index(const ClScene *scene, const ClParam *param);
 
 /* ------------------------------------------------------------- backends */
 
@@ -125,6 +187,16 @@ typedef struct ClBackend {
 	 * cl_tape_bytes): true when every ball gets a state and a control block
 	 * (time-stepping), false for one drift factor (exact). test-core checks it. */
 	bool tape_blocks_per_ball;
+	/* The physical parameters whose derivatives its tape gives: a bit
+	 * 1u << target for each ClParamTarget (elasticity, radius, …) whose
+	 * columns the step records when the tape records parameters, or that
+	 * accel_form covers. */
+	unsigned param_adjoints;
+	/* Controls and gravity enter the step only through the acceleration
+	 * u_i/m_i + g: then dL/dg = Σ m_i·dL/du_i and the acceleration's part of
+	 * dL/dm_i is −Σ dL/du_i·u_i/m_i (the rest of m_i's effect, e.g. in
+	 * impulses between balls, goes to C columns). */
+	bool accel_form;
 	/* Optional: the bytes create() allocates where they grow faster than
 	 * balls + walls (dense per-ball rows), so that the prediction counts them. */
 	size_t (*workspace_bytes)(const ClScene *scene);

@@ -85,11 +85,37 @@ void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, 
 		return;
 	}
 	cl_rollout_gradient(rollout, g_s0, g_u);
+	bool physical = false;
 	for (int k = 0; k < count; k++)
 		if (cl_param_has_adjoint(&params[k]))
 			row->cells[k].adjoint = *cl_param_slot(scene, &params[k], g_s0, g_u);
+		else
+			physical |= cl_backend_has_param_adjoint(row->backend, &params[k]);
 	free(g_s0);
 	free(g_u);
+	if (!physical)
+		return;
+	/* elasticity, radii, walls, …: from the run's parameter columns */
+	double *d = cl_calloc((size_t)count, sizeof(double));
+	if (!d) {
+		row->status = out_of_memory;
+		row->complete = false;
+		return;
+	}
+	cl_rollout_param_gradient(rollout, params, count, d);
+	for (int k = 0; k < count; k++)
+		if (!cl_param_has_adjoint(&params[k]))
+			row->cells[k].adjoint = d[k];
+	free(d);
+}
+
+/* True when a row of params needs the run's parameter columns. */
+static bool wants_param_columns(int backend, const ClParam *params, int count)
+{
+	for (int k = 0; k < count; k++)
+		if (!cl_param_has_adjoint(&params[k]) && cl_backend_has_param_adjoint(backend, &params[k]))
+			return true;
+	return false;
 }
 
 void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClParam *params, int k)
@@ -121,6 +147,7 @@ void cl_gradient_row_compute(ClGradientRow *row, const ClScene *scene, int backe
 		row_without_run(row, backend, &out_of_memory, count);
 		return;
 	}
+	cl_rollout_record_params(rollout, wants_param_columns(backend, params, count));
 	cl_rollout_run(rollout, NULL, NULL, true);
 	cl_gradient_row_from_rollout(row, rollout, params, count);
 	cl_rollout_free(rollout);

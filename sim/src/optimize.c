@@ -36,11 +36,11 @@ ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int 
 		if (ball >= 0 && strcmp(dot + 1, "control") == 0) {
 			for (int n = 0; n < scene->steps; n++)
 				for (int a = 0; a < 2; a++)
-					pushed = pushed && push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a});
+					pushed = pushed && push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a, -1});
 		} else if (ball >= 0 && (strcmp(dot + 1, "position") == 0 || strcmp(dot + 1, "velocity") == 0)) {
 			ClParamTarget target = strcmp(dot + 1, "position") == 0 ? CL_PARAM_POSITION : CL_PARAM_VELOCITY;
 			for (int a = 0; a < 2; a++)
-				pushed = pushed && push(&params, count, &capacity, (ClParam){target, ball, 0, a});
+				pushed = pushed && push(&params, count, &capacity, (ClParam){target, ball, 0, a, -1});
 		} else {
 			ball = -1; /* a scalar name, below */
 		}

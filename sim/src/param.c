@@ -1,4 +1,5 @@
-/* Named scalar parameters of a scene: "ball.velocity.x", "ball1.control[3].y". */
+/* Named scalar parameters of a scene: "ball.velocity.x", "ball1.control[3].y",
+ * "floor.angle". */
 #include "core.h"
 
 #include <stdio.h>
@@ -12,6 +13,8 @@ static bool fail(char *message, size_t size, const char *name, const char *reaso
 	return false;
 }
 
+#define PI 3.14159265358979323846
+
 static int parse_axis(const char *s)
 {
 	if (strcmp(s, "x") == 0)
@@ -23,7 +26,7 @@ static int parse_axis(const char *s)
 
 bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size)
 {
-	*param = (ClParam){.ball = -1, .step = 0, .axis = 0};
+	*param = (ClParam){.ball = -1, .step = 0, .axis = 0, .wall = -1};
 	if (strcmp(name, "elasticity") == 0) {
 		param->target = CL_PARAM_ELASTICITY;
 		return true;
@@ -44,17 +47,31 @@ bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char
 	const char *dot = strchr(name, '.');
 	if (!dot)
 		return fail(message, size, name, "expected BALL.position.x, BALL.velocity.y, BALL.control[K].x, "
-										 "BALL.radius, BALL.mass, elasticity, friction, duration or gravity.x");
+										 "BALL.radius, BALL.mass, WALL.point.x, WALL.angle, elasticity, "
+										 "friction, duration or gravity.x");
 	char id[CL_ID_MAX];
 	size_t len = (size_t)(dot - name);
+	const char *rest = dot + 1;
+	bool of_wall = strncmp(rest, "point.", 6) == 0 || strcmp(rest, "angle") == 0;
 	if (len >= sizeof id)
-		return fail(message, size, name, "ball id too long");
+		return fail(message, size, name, of_wall ? "wall id too long" : "ball id too long");
 	memcpy(id, name, len);
 	id[len] = '\0';
+	if (of_wall) {
+		param->wall = cl_scene_find_wall(scene, id);
+		if (param->wall < 0)
+			return fail(message, size, name, "no wall with this id");
+		if (strcmp(rest, "angle") == 0) {
+			param->target = CL_PARAM_WALL_ANGLE;
+			return true;
+		}
+		param->target = CL_PARAM_WALL_POINT;
+		param->axis = parse_axis(rest + 6);
+		return param->axis >= 0 || fail(message, size, name, "the axis must be x or y");
+	}
 	param->ball = cl_scene_find_ball(scene, id);
 	if (param->ball < 0)
 		return fail(message, size, name, "no ball with this id");
-	const char *rest = dot + 1;
 	if (strcmp(rest, "radius") == 0) {
 		param->target = CL_PARAM_RADIUS;
 		return true;
@@ -81,7 +98,9 @@ bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char
 		param->step = (int)k;
 		axis = end + 2;
 	} else {
-		return fail(message, size, name, "expected position, velocity, control[K], radius or mass after the ball id");
+		return fail(message, size, name,
+					"expected position, velocity, control[K], radius or mass after the ball id (or point.x, "
+					"point.y or angle after a wall id)");
 	}
 	param->axis = parse_axis(axis);
 	return param->axis >= 0 || fail(message, size, name, "the axis must be x or y");
@@ -91,6 +110,7 @@ void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_
 {
 	const char *axis = param->axis ? "y" : "x";
 	const char *ball = param->ball >= 0 && param->ball < scene->ball_count ? scene->balls[param->ball].id : "?";
+	const char *wall = param->wall >= 0 && param->wall < scene->wall_count ? scene->walls[param->wall].id : "?";
 	switch (param->target) {
 	case CL_PARAM_POSITION:
 		snprintf(name, size, "%s.position.%s", ball, axis);
@@ -119,7 +139,67 @@ void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_
 	case CL_PARAM_MASS:
 		snprintf(name, size, "%s.mass", ball);
 		break;
+	case CL_PARAM_WALL_POINT:
+		snprintf(name, size, "%s.point.%s", wall, axis);
+		break;
+	case CL_PARAM_WALL_ANGLE:
+		snprintf(name, size, "%s.angle", wall);
+		break;
 	}
+}
+
+bool cl_param_equal(const ClParam *a, const ClParam *b)
+{
+	if (a->target != b->target)
+		return false;
+	switch (a->target) {
+	case CL_PARAM_POSITION:
+	case CL_PARAM_VELOCITY:
+		return a->ball == b->ball && a->axis == b->axis;
+	case CL_PARAM_CONTROL:
+		return a->ball == b->ball && a->axis == b->axis && a->step == b->step;
+	case CL_PARAM_RADIUS:
+	case CL_PARAM_MASS:
+		return a->ball == b->ball;
+	case CL_PARAM_ELASTICITY:
+	case CL_PARAM_FRICTION:
+	case CL_PARAM_DURATION:
+		return true;
+	case CL_PARAM_GRAVITY:
+		return a->axis == b->axis;
+	case CL_PARAM_WALL_POINT:
+		return a->wall == b->wall && a->axis == b->axis;
+	case CL_PARAM_WALL_ANGLE:
+		return a->wall == b->wall;
+	}
+	return false;
+}
+
+/* Degrees of arc to a unit vector, exact at multiples of 90° (a wall set to
+ * 90° has the normal (0, 1), not (6e-17, 1)). */
+static ClVec2 direction_of(double degrees)
+{
+	double turns = degrees / 90.0;
+	double quadrant = nearbyint(turns);
+	double rest = (degrees - 90.0 * quadrant) * (PI / 180.0);
+	double c = cos(rest), s = sin(rest);
+	if (rest == 0.0)
+		c = 1.0, s = 0.0;
+	switch ((int)fmod(fmod(quadrant, 4.0) + 4.0, 4.0)) {
+	case 1:
+		return (ClVec2){-s, c};
+	case 2:
+		return (ClVec2){-c, -s};
+	case 3:
+		return (ClVec2){s, -c};
+	default:
+		return (ClVec2){c, s};
+	}
+}
+
+double cl_wall_angle(const ClWall *wall)
+{
+	return atan2(wall->normal.y, wall->normal.x) * (180.0 / PI);
 }
 
 static double *axis_of(ClVec2 *v, int axis)
@@ -147,6 +227,9 @@ bool cl_param_fits(const ClScene *scene, const ClParam *param)
 	case CL_PARAM_RADIUS:
 	case CL_PARAM_MASS:
 		return param->ball >= 0 && param->ball < scene->ball_count;
+	case CL_PARAM_WALL_POINT:
+	case CL_PARAM_WALL_ANGLE:
+		return param->wall >= 0 && param->wall < scene->wall_count;
 	case CL_PARAM_ELASTICITY:
 	case CL_PARAM_FRICTION:
 	case CL_PARAM_DURATION:
@@ -180,6 +263,10 @@ double cl_param_get(const ClScene *scene, const ClParam *param)
 		return scene->balls[param->ball].radius;
 	case CL_PARAM_MASS:
 		return scene->balls[param->ball].mass;
+	case CL_PARAM_WALL_POINT:
+		return *axis_of(&s->walls[param->wall].point, param->axis);
+	case CL_PARAM_WALL_ANGLE:
+		return cl_wall_angle(&scene->walls[param->wall]);
 	}
 	return NAN;
 }
@@ -228,6 +315,16 @@ bool cl_param_set(ClScene *scene, const ClParam *param, double value)
 	case CL_PARAM_MASS:
 		scene->balls[param->ball].mass = value;
 		break;
+	case CL_PARAM_WALL_POINT:
+		*axis_of(&scene->walls[param->wall].point, param->axis) = value;
+		break;
+	case CL_PARAM_WALL_ANGLE: {
+		ClWall *wall = &scene->walls[param->wall];
+		/* the angle read back is set without rounding the normal */
+		if (value != cl_wall_angle(wall))
+			wall->normal = isfinite(value) ? direction_of(value) : (ClVec2){NAN, NAN};
+		break;
+	}
 	}
 	return true;
 }
@@ -236,6 +333,30 @@ bool cl_param_has_adjoint(const ClParam *param)
 {
 	return param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY ||
 		   param->target == CL_PARAM_CONTROL;
+}
+
+int cl_phys_index(const ClScene *scene, const ClParam *param)
+{
+	switch (param->target) {
+	case CL_PARAM_ELASTICITY:
+		return CL_PHYS_ELASTICITY;
+	case CL_PARAM_FRICTION:
+		return CL_PHYS_FRICTION;
+	case CL_PARAM_GRAVITY:
+		return param->axis ? CL_PHYS_GRAVITY_Y : CL_PHYS_GRAVITY_X;
+	case CL_PARAM_DURATION:
+		return CL_PHYS_DURATION;
+	case CL_PARAM_RADIUS:
+		return cl_phys_radius(param->ball);
+	case CL_PARAM_MASS:
+		return cl_phys_mass(param->ball);
+	case CL_PARAM_WALL_POINT:
+		return cl_phys_wall(scene, param->wall, param->axis);
+	case CL_PARAM_WALL_ANGLE:
+		return cl_phys_wall(scene, param->wall, 2);
+	default:
+		return -1;
+	}
 }
 
 double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, double *u)
@@ -247,11 +368,16 @@ double *cl_param_slot(const ClScene *scene, const ClParam *param, double *s0, do
 }
 
 /* Appends p when there is room; counts it either way. */
-static void put(ClParam *out, int capacity, int *count, ClParamTarget target, int ball, int axis)
+static void put_param(ClParam *out, int capacity, int *count, ClParam p)
 {
 	if (out && *count < capacity)
-		out[*count] = (ClParam){.target = target, .ball = ball, .step = 0, .axis = axis};
+		out[*count] = p;
 	(*count)++;
+}
+
+static void put(ClParam *out, int capacity, int *count, ClParamTarget target, int ball, int axis)
+{
+	put_param(out, capacity, count, (ClParam){.target = target, .ball = ball, .step = 0, .axis = axis, .wall = -1});
 }
 
 int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *out, int capacity)
@@ -278,6 +404,12 @@ int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *ou
 		put(out, capacity, &count, CL_PARAM_GRAVITY, -1, 1);
 		put(out, capacity, &count, CL_PARAM_DURATION, -1, 0);
 	}
+	if (groups & CL_PARAMS_WALLS)
+		for (int k = 0; k < scene->wall_count; k++) {
+			for (int axis = 0; axis < 2; axis++)
+				put_param(out, capacity, &count, (ClParam){.target = CL_PARAM_WALL_POINT, .ball = -1, .axis = axis, .wall = k});
+			put_param(out, capacity, &count, (ClParam){.target = CL_PARAM_WALL_ANGLE, .ball = -1, .wall = k});
+		}
 	return count;
 }
 

@@ -478,6 +478,126 @@ double cl_rollout_jvp(const ClRollout *r, const double *ds0, const double *du, d
 	return d;
 }
 
+void cl_rollout_record_params(ClRollout *r, bool on)
+{
+	r->tape.record_params = on;
+}
+
+bool cl_backend_has_param_adjoint(int backend, const ClParam *param)
+{
+	if (cl_param_has_adjoint(param))
+		return true;
+	const ClBackend *impl = cl_backend_get(backend);
+	return impl && (impl->param_adjoints & (1u << param->target));
+}
+
+/* ∂L/∂T with the final state and the controls held: the control effort's dt = T/N. */
+static double loss_duration_partial(const ClScene *scene, const double *u)
+{
+	int nb = scene->ball_count;
+	double d = 0.0;
+	for (int k = 0; k < scene->loss_count; k++) {
+		const ClLossTerm *t = &scene->loss[k];
+		if (t->type != CL_LOSS_CONTROL_EFFORT)
+			continue;
+		for (int n = 0; n < scene->steps; n++) {
+			const double *f = u + 2 * ((size_t)n * (size_t)nb + (size_t)t->ball);
+			d += t->weight * (f[0] * f[0] + f[1] * f[1]) / scene->steps;
+		}
+	}
+	return d;
+}
+
+void cl_rollout_param_gradient(const ClRollout *r, const ClParam *params, int count, double *out)
+{
+	const ClScene *scene = r->scene;
+	for (int k = 0; k < count; k++)
+		out[k] = NAN;
+	if (!r->recorded || r->steps_done < r->steps || !r->tape.record_params)
+		return;
+	int ns = r->state_size, nu = 2 * r->ball_count, np = cl_phys_count(scene);
+	size_t control_size = (size_t)nu * (size_t)r->steps;
+	double *lambda = cl_calloc((size_t)ns, sizeof(double));
+	double *g_u = cl_calloc(control_size, sizeof(double)); /* through the dynamics only */
+	double *direct_u = cl_calloc(control_size, sizeof(double));
+	double *g_theta = cl_calloc((size_t)np, sizeof(double));
+	if (!lambda || !g_u || !direct_u || !g_theta) {
+		free(lambda);
+		free(g_u);
+		free(direct_u);
+		free(g_theta);
+		return;
+	}
+	cl_loss(scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, lambda, direct_u);
+	for (int n = r->steps - 1; n >= 0; n--)
+		cl_tape_adjoint_step_params(&r->tape, n, lambda, g_u + (size_t)n * (size_t)nu, g_theta, r->scratch);
+	g_theta[CL_PHYS_DURATION] += loss_duration_partial(scene, r->controls);
+	if (r->backend->accel_form) {
+		/* a = u/m + g: ∂/∂g = m ∂/∂u, ∂/∂m = −(u/m) ∂/∂u */
+		for (int n = 0; n < r->steps; n++)
+			for (int i = 0; i < r->ball_count; i++) {
+				const double *g = g_u + (size_t)n * (size_t)nu + 2 * i;
+				const double *f = r->controls + (size_t)n * (size_t)nu + 2 * i;
+				double m = scene->balls[i].mass;
+				g_theta[CL_PHYS_GRAVITY_X] += m * g[0];
+				g_theta[CL_PHYS_GRAVITY_Y] += m * g[1];
+				g_theta[cl_phys_mass(i)] -= (g[0] * f[0] + g[1] * f[1]) / m;
+			}
+	}
+	for (int k = 0; k < count; k++) {
+		const ClParam *p = &params[k];
+		if (!cl_backend_has_param_adjoint(r->backend_index, p) || !cl_param_fits(scene, p))
+			continue;
+		int index = cl_phys_index(scene, p);
+		if (index >= 0) {
+			out[k] = g_theta[index];
+		} else if (p->target == CL_PARAM_CONTROL) {
+			size_t at = (size_t)(cl_param_slot(scene, p, lambda, g_u) - g_u);
+			out[k] = g_u[at] + direct_u[at];
+		} else {
+			out[k] = *cl_param_slot(scene, p, lambda, g_u);
+		}
+	}
+	free(lambda);
+	free(g_u);
+	free(direct_u);
+	free(g_theta);
+}
+
+bool cl_rollout_param_tangent(const ClRollout *r, const ClParam *param, double *ds)
+{
+	const ClScene *scene = r->scene;
+	int ns = r->state_size, nu = 2 * r->ball_count;
+	int index = cl_phys_index(scene, param);
+	bool usable = r->recorded && r->steps_done == r->steps && cl_param_fits(scene, param) &&
+				  cl_backend_has_param_adjoint(r->backend_index, param) && (index < 0 || r->tape.record_params);
+	double *du = usable ? cl_calloc((size_t)nu, sizeof(double)) : NULL;
+	if (!du) {
+		fill_nan(ds, (size_t)ns);
+		return false;
+	}
+	memset(ds, 0, sizeof(double) * (size_t)ns);
+	if (param->target == CL_PARAM_POSITION || param->target == CL_PARAM_VELOCITY)
+		ds[CL_BALL_STATE * param->ball + (param->target == CL_PARAM_VELOCITY ? 2 : 0) + param->axis] = 1.0;
+	for (int n = 0; n < r->steps; n++) {
+		/* the control direction of interval n: the control itself, or what
+		 * gravity and mass do through a = u/m + g */
+		memset(du, 0, sizeof(double) * (size_t)nu);
+		if (param->target == CL_PARAM_CONTROL && param->step == n)
+			du[2 * param->ball + param->axis] = 1.0;
+		if (r->backend->accel_form && param->target == CL_PARAM_GRAVITY)
+			for (int i = 0; i < r->ball_count; i++)
+				du[2 * i + param->axis] = scene->balls[i].mass;
+		if (r->backend->accel_form && param->target == CL_PARAM_MASS)
+			for (int k = 0; k < 2; k++)
+				du[2 * param->ball + k] = -r->controls[(size_t)n * (size_t)nu + 2 * (size_t)param->ball + k] /
+										  scene->balls[param->ball].mass;
+		cl_tape_forward_step_param(&r->tape, n, ds, du, index, r->scratch);
+	}
+	free(du);
+	return true;
+}
+
 static double loss_at(const ClScene *scene, int backend, const ClParam *param, double value, ClStatus *status)
 {
 	ClScene *copy = cl_scene_copy(scene);

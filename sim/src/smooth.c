@@ -489,10 +489,7 @@ static void batch_clear(Batch *b)
 
 static bool same_param(const ClParam *a, const ClParam *b)
 {
-	return a->target == b->target && a->axis == b->axis &&
-		   (a->target == CL_PARAM_ELASTICITY || a->target == CL_PARAM_FRICTION || a->target == CL_PARAM_DURATION ||
-			a->target == CL_PARAM_GRAVITY || a->ball == b->ball) &&
-		   (a->target != CL_PARAM_CONTROL || a->step == b->step);
+	return cl_param_equal(a, b);
 }
 
 /* The first parameter that repeats an earlier one, −1 if none. Those with an

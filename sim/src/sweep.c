@@ -233,7 +233,7 @@ static bool check_axis(const ClScene *scene, const ClSweepAxis *axis, const char
 	const ClParam *p = &axis->param;
 	bool ball_param = p->target == CL_PARAM_POSITION || p->target == CL_PARAM_VELOCITY ||
 					  p->target == CL_PARAM_CONTROL || p->target == CL_PARAM_RADIUS || p->target == CL_PARAM_MASS;
-	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) ||
+	if ((ball_param && (p->ball < 0 || p->ball >= scene->ball_count)) || !cl_param_fits(scene, p) ||
 		(p->target == CL_PARAM_CONTROL && (p->step < 0 || p->step >= scene->steps)) || p->axis < 0 || p->axis > 1) {
 		snprintf(message, sizeof message, "sweep %s: the parameter does not exist in this scene", which);
 		return fail(status, message);
@@ -247,7 +247,7 @@ bool cl_sweep(const ClScene *scene, const ClSweepDef *def, ClSweepCell *cells, C
 		*status = (ClStatus){.code = CL_STATUS_OK, .step = -1};
 	if (!check_axis(scene, &def->x, "x", status) || !check_axis(scene, &def->y, "y", status))
 		return false;
-	if (memcmp(&def->x.param, &def->y.param, sizeof def->x.param) == 0)
+	if (cl_param_equal(&def->x.param, &def->y.param))
 		return fail(status, "sweep: x and y are the same parameter");
 	if (def->backend_count < 1 || !def->backends)
 		return fail(status, "sweep: no backend");

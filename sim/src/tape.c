@@ -37,6 +37,7 @@ void cl_tape_release(ClTape *tape)
 	free(tape->factors);
 	free(tape->a);
 	free(tape->b);
+	free(tape->c);
 	free(tape->step_begin);
 	memset(tape, 0, sizeof *tape);
 }
@@ -47,6 +48,7 @@ void cl_tape_reset(ClTape *tape)
 	tape->factor_count = 0;
 	tape->a_count = 0;
 	tape->b_count = 0;
+	tape->c_count = 0;
 }
 
 void cl_tape_begin_step(ClTape *tape, int step)
@@ -107,6 +109,21 @@ double *cl_tape_b(ClTape *tape, int row, int col)
 	block->row = row;
 	block->col = col;
 	tape->factors[tape->factor_count - 1].b_count++;
+	return block->m;
+}
+
+double *cl_tape_c(ClTape *tape, int row, int param)
+{
+	if (!tape->record_params || tape->factor_count == 0 ||
+		!room(tape, &tape->c, &tape->c_capacity, tape->c_count, sizeof *tape->c)) {
+		memset(&tape->sink_c, 0, sizeof tape->sink_c);
+		return tape->sink_c.m;
+	}
+	ClBlockC *block = &tape->c[tape->c_count++];
+	memset(block, 0, sizeof *block);
+	block->factor = tape->factor_count - 1;
+	block->row = row;
+	block->param = param;
 	return block->m;
 }
 
@@ -256,8 +273,48 @@ void cl_tape_adjoint_step(const ClTape *tape, int step, double *lambda, double *
 		adjoint_factor(tape, &tape->factors[k], lambda, g_u, scratch);
 }
 
+/* The first C block of a factor at or after factor k. */
+static int first_c_from(const ClTape *tape, int k)
+{
+	int lo = 0, hi = tape->c_count;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (tape->c[mid].factor < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void cl_tape_adjoint_step_params(const ClTape *tape, int step, double *lambda, double *g_u, double *g_theta,
+								 double *scratch)
+{
+	int c = g_theta ? first_c_from(tape, tape->step_begin[step + 1]) - 1 : -1;
+	for (int k = tape->step_begin[step + 1] - 1; k >= tape->step_begin[step]; k--) {
+		/* Cᵀλ with λ after the factor, before it is pulled back */
+		for (; c >= 0 && tape->c[c].factor == k; c--) {
+			const ClBlockC *b = &tape->c[c];
+			g_theta[b->param] += ball_dot(b->m, 1, lambda + CL_BALL_STATE * b->row);
+		}
+		adjoint_factor(tape, &tape->factors[k], lambda, g_u, scratch);
+	}
+}
+
 void cl_tape_forward_step(const ClTape *tape, int step, double *ds, const double *du, double *scratch)
 {
 	for (int k = tape->step_begin[step]; k < tape->step_begin[step + 1]; k++)
 		forward_factor(tape, &tape->factors[k], ds, du, scratch);
+}
+
+void cl_tape_forward_step_param(const ClTape *tape, int step, double *ds, const double *du, int param, double *scratch)
+{
+	int c = param >= 0 ? first_c_from(tape, tape->step_begin[step]) : tape->c_count;
+	for (int k = tape->step_begin[step]; k < tape->step_begin[step + 1]; k++) {
+		forward_factor(tape, &tape->factors[k], ds, du, scratch);
+		for (; c < tape->c_count && tape->c[c].factor == k; c++)
+			if (tape->c[c].param == param)
+				for (int r = 0; r < CL_BALL_STATE; r++)
+					ds[CL_BALL_STATE * tape->c[c].row + r] += tape->c[c].m[r];
+	}
 }

@@ -229,19 +229,29 @@ typedef enum ClParamTarget {
 	CL_PARAM_GRAVITY,    /* gravity.x, gravity.y */
 	CL_PARAM_RADIUS,     /* ball.radius */
 	CL_PARAM_MASS,       /* ball.mass */
+	CL_PARAM_WALL_POINT, /* wall.point.x, wall.point.y */
+	CL_PARAM_WALL_ANGLE, /* wall.angle: the normal's direction in degrees, counter-clockwise from +x */
 } ClParamTarget;
 
 /* A named scalar of a scene: "ball.position.x", "ball1.control[0].y",
- * "elasticity", "gravity.y", "ball.radius". */
+ * "elasticity", "gravity.y", "ball.radius", "floor.point.y", "floor.angle".
+ * A wall's parameters have ball −1 and name their wall by index. */
 typedef struct ClParam {
 	ClParamTarget target;
 	int ball;
 	int step;
 	int axis;
+	int wall; /* CL_PARAM_WALL_POINT, CL_PARAM_WALL_ANGLE */
 } ClParam;
 
 bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size);
 void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_t size);
+/* True when both name the same scalar (fields a target does not use are ignored). */
+bool cl_param_equal(const ClParam *a, const ClParam *b);
+/* A wall's angle: its normal's direction in degrees, in (−180, 180]. Setting
+ * CL_PARAM_WALL_ANGLE to θ makes the normal (cos θ, sin θ), exactly at
+ * multiples of 90°; setting the angle it already has changes nothing. */
+double cl_wall_angle(const ClWall *wall);
 /* True when the scene has what the parameter names (its ball, its control
  * step): a parameter parsed for one scene may not fit another. get and set
  * need a parameter that fits. */
@@ -262,14 +272,16 @@ typedef enum ClParamGroup {
 	CL_PARAMS_FIRST_CONTROL = 1 << 1, /* each ball's control[0].x|y */
 	CL_PARAMS_BALL_PHYSICS = 1 << 2,  /* each ball's radius, mass */
 	CL_PARAMS_GLOBAL = 1 << 3,        /* elasticity, friction, gravity.x|y, duration */
+	CL_PARAMS_WALLS = 1 << 4,         /* each wall's point.x|y, angle */
 	/* the gradient table's columns, the perturbation and convergence choices */
 	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
 	/* what a heatmap axis can vary */
-	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL,
+	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 } ClParamGroup;
 
 /* The one enumeration of a scene's parameters, in a fixed order (ball by
- * ball: position, velocity, control[0], radius, mass; then the globals), of
+ * ball: position, velocity, control[0], radius, mass; then the globals;
+ * then wall by wall: point.x, point.y, angle), of
  * the groups asked for; ball ≥ 0 keeps that ball's only (globals stay).
  * Writes up to capacity into out (which may be NULL) and returns how many
  * there are. */
@@ -418,6 +430,28 @@ const ClContactEvent *cl_rollout_events(const ClRollout *rollout);
 /* Reverse mode through the recorded Jacobians: dL/ds0 (state size) and
  * dL/du (control size), either may be NULL. */
 void cl_rollout_gradient(const ClRollout *rollout, double *dl_ds0, double *dl_du);
+/* With on, the recorded runs that follow also record the step Jacobians
+ * parameter columns (what elasticity, friction, radii, masses, walls and the
+ * duration do to each step), for cl_rollout_param_gradient; off by default,
+ * as they take memory at every contact. */
+void cl_rollout_record_params(ClRollout *rollout, bool on);
+/* True when the backend's adjoint gives the derivative with respect to
+ * param: every backend's for initial states and controls (cl_param_has_adjoint),
+ * some backends' for physical parameters (e.g. exact: elasticity, friction,
+ * gravity, duration, radii, masses, wall points and angles). */
+bool cl_backend_has_param_adjoint(int backend, const ClParam *param);
+/* dL/dθ for each of params after a run recorded with parameters, by one
+ * reverse sweep: NAN where the backend has none (cl_backend_has_param_adjoint),
+ * or when the run was not recorded with parameters or stopped. Initial
+ * states and controls too, though cl_rollout_gradient is their reference
+ * (the sums here run in another order). */
+void cl_rollout_param_gradient(const ClRollout *rollout, const ClParam *params, int count, double *out);
+/* Forward mode along one parameter: the tangent d s_n/dθ of the state
+ * after n of the run's steps (n = its step count: the final state), into
+ * ds (state size). For a physical parameter the run must have been
+ * recorded with parameters. False (ds NAN) where the backend has no such
+ * derivative or the run was not recorded so or stopped. */
+bool cl_rollout_param_tangent(const ClRollout *rollout, const ClParam *param, double *ds);
 /* Forward mode: the loss's directional derivative along (ds0, du); either
  * may be NULL (zero). ds_final (state size) may be NULL. */
 double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
@@ -476,7 +510,10 @@ int cl_fd_choice_find(const char *name);          /* −1 when unknown */
 bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *params, int count, int k);
 
 /* Loss and adjoints from a rollout run with record = true: a row of count
- * cells with no differences taken yet. */
+ * cells with no differences taken yet. A physical parameter's adjoint
+ * (cl_backend_has_param_adjoint) needs a run recorded with
+ * cl_rollout_record_params, else it is NAN; cl_gradient_row_compute asks
+ * for one when params has such a parameter. */
 void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count);
 /* Takes cell k's central difference (step cl_fd_step); a run that stopped
  * has no loss to difference, so there fd stays NAN. */

@@ -278,6 +278,43 @@ static void impact_law(const double n[2], const double w[2], double e, double mu
 	}
 }
 
+/* ∂Δw/∂e and ∂Δw/∂μ of impact_law in the regime it chose. At μ = 0 the
+ * friction derivative is the one from above (μ < 0 is not a friction): the
+ * sliding law's, zero when w has no tangential part. */
+static void impact_law_params(const double n[2], const double w[2], double e, double mu, double de[2], double dmu[2])
+{
+	double s = n[0] * w[0] + n[1] * w[1];
+	double t[2] = {-n[1], n[0]};
+	double wt = t[0] * w[0] + t[1] * w[1];
+	bool sliding = mu > 0.0 ? mu * (1.0 + e) * fabs(s) < fabs(wt) : true;
+	double sigma = wt > 0.0 ? 1.0 : wt < 0.0 ? -1.0 : 0.0;
+	for (int r = 0; r < 2; r++) {
+		if (sliding) {
+			de[r] = s * (-n[r] + mu * sigma * t[r]);
+			dmu[r] = (1.0 + e) * s * sigma * t[r];
+		} else { /* sticking */
+			de[r] = -s * n[r];
+			dmu[r] = 0.0;
+		}
+	}
+}
+
+/* A parameter column γ·(D + J·g_θ/s) of an impact: D the reset's own
+ * derivative (velocity rows), J = f⁺ − D_xR f⁻ the saltation's jump of the
+ * vector field, g_θ the guard's derivative, s = ∇g·f⁻ the approach speed
+ * (the parameter analogue of the saltation matrix). */
+static void record_column(ClTape *tape, int row, int param, double gamma, const double dv[2], const double J[4],
+						  double g_theta, double s)
+{
+	double *m = cl_tape_c(tape, row, param);
+	for (int r = 0; r < 4; r++)
+		m[r] = gamma * J[r] * g_theta / s;
+	if (dv) {
+		m[2] += gamma * dv[0];
+		m[3] += gamma * dv[1];
+	}
+}
+
 /* The relative part Z of a saltation matrix (4×4 on [p v], row-major):
  *   Ξ = D_xR + (f⁺ − D_xR f⁻)∇gᵀ/(∇g·f⁻)
  * for a reset Δw = K(n)w with n = n(p) (G = ∂Δw/∂n·∂n/∂p, zero for a wall),
@@ -699,6 +736,33 @@ static void check_simultaneous(StepState *st, const Event *e, const Search *sear
 	w->last_other = e->kind == EVENT_WALL ? -1 - e->other : e->other;
 }
 
+/* The parameter columns of ball i's impact on wall k (guard g = n·(p − q) − r,
+ * approach speed s = n·v < 0). */
+static void record_wall_columns(StepState *st, int i, int k, const double n[2], const double v[2], const double a[2],
+								const double K[4], const double dn[4])
+{
+	ClTape *tape = st->ctx->tape;
+	const ClScene *scene = st->ctx->scene;
+	const ClWall *wall = &scene->walls[k];
+	const double *p = st->x + CL_BALL_STATE * i;
+	double s = n[0] * v[0] + n[1] * v[1];
+	double J[4] = {K[0] * v[0] + K[1] * v[1], K[2] * v[0] + K[3] * v[1], -(K[0] * a[0] + K[1] * a[1]),
+				   -(K[2] * a[0] + K[3] * a[1])};
+	double de[2], dmu[2];
+	impact_law_params(n, v, scene->elasticity, scene->friction, de, dmu);
+	record_column(tape, i, CL_PHYS_ELASTICITY, 1.0, de, J, 0.0, s);
+	record_column(tape, i, CL_PHYS_FRICTION, 1.0, dmu, J, 0.0, s);
+	record_column(tape, i, cl_phys_radius(i), 1.0, NULL, J, -1.0, s);
+	record_column(tape, i, cl_phys_wall(scene, k, 0), 1.0, NULL, J, -n[0], s);
+	record_column(tape, i, cl_phys_wall(scene, k, 1), 1.0, NULL, J, -n[1], s);
+	/* the angle φ in degrees turns n = (cos φ, sin φ) along t = (−sin φ, cos φ) */
+	double rad = 3.14159265358979323846 / 180.0;
+	double t[2] = {-n[1] * rad, n[0] * rad};
+	double dv[2] = {dn[0] * t[0] + dn[1] * t[1], dn[2] * t[0] + dn[3] * t[1]};
+	record_column(tape, i, cl_phys_wall(scene, k, 2), 1.0, dv, J, t[0] * (p[0] - wall->point.x) + t[1] * (p[1] - wall->point.y),
+				  s);
+}
+
 static void resolve_wall(StepState *st, const Event *e)
 {
 	ClStepContext *ctx = st->ctx;
@@ -734,11 +798,13 @@ static void resolve_wall(StepState *st, const Event *e)
 	double v[2] = {p[2], p[3]};
 	impact_law(n, v, ctx->scene->elasticity, ctx->scene->friction, K, dn);
 	if (ctx->tape) {
-		static const double no_turn[4] = {0.0, 0.0, 0.0, 0.0}; /* a wall's normal is fixed */
+		static const double no_turn[4] = {0.0, 0.0, 0.0, 0.0}; /* a state change does not turn a wall */
 		double Z[16];
 		saltation_relative(n, v, a, K, no_turn, Z);
 		cl_tape_factor(ctx->tape);
 		write_block(cl_tape_a(ctx->tape, i, i), true, 1.0, Z);
+		if (ctx->tape->record_params)
+			record_wall_columns(st, i, k, n, v, a, K, dn);
 	}
 	p[2] += K[0] * v[0] + K[1] * v[1];
 	p[3] += K[2] * v[0] + K[3] * v[1];
@@ -794,6 +860,32 @@ static void resolve_pair(StepState *st, const Event *e)
 		write_block(cl_tape_a(ctx->tape, i, j), false, -gamma_i, Z);
 		write_block(cl_tape_a(ctx->tape, j, i), false, -gamma_j, Z);
 		write_block(cl_tape_a(ctx->tape, j, j), true, gamma_j, Z);
+		if (ctx->tape->record_params) {
+			/* guard g = ‖d‖ − r_i − r_j; ball i takes γ_i of the relative jump J, ball j −γ_j */
+			double dw[2] = {K[0] * wv[0] + K[1] * wv[1], K[2] * wv[0] + K[3] * wv[1]};
+			double J[4] = {dw[0], dw[1], 0.0, 0.0};
+			for (int r = 0; r < 2; r++)
+				J[2 + r] = -(G[2 * r] * wv[0] + G[2 * r + 1] * wv[1] + K[2 * r] * alpha[0] + K[2 * r + 1] * alpha[1]);
+			double de[2], dmu[2];
+			impact_law_params(n, wv, scene->elasticity, scene->friction, de, dmu);
+			ClTape *tape = ctx->tape;
+			record_column(tape, i, CL_PHYS_ELASTICITY, gamma_i, de, J, 0.0, s);
+			record_column(tape, j, CL_PHYS_ELASTICITY, -gamma_j, de, J, 0.0, s);
+			record_column(tape, i, CL_PHYS_FRICTION, gamma_i, dmu, J, 0.0, s);
+			record_column(tape, j, CL_PHYS_FRICTION, -gamma_j, dmu, J, 0.0, s);
+			for (int b = 0; b < 2; b++) {
+				int ball = b ? j : i;
+				record_column(tape, i, cl_phys_radius(ball), gamma_i, NULL, J, -1.0, s);
+				record_column(tape, j, cl_phys_radius(ball), -gamma_j, NULL, J, -1.0, s);
+			}
+			/* γ_i = m_j/M, γ_j = m_i/M: ∂γ_i/∂m_i = −m_j/M² = −∂γ_j/∂m_i, and likewise for m_j */
+			double M2 = (mi + mj) * (mi + mj);
+			double by_mi[2] = {-mj / M2 * dw[0], -mj / M2 * dw[1]}, by_mj[2] = {mi / M2 * dw[0], mi / M2 * dw[1]};
+			record_column(tape, i, cl_phys_mass(i), 1.0, by_mi, J, 0.0, s);
+			record_column(tape, j, cl_phys_mass(i), 1.0, by_mi, J, 0.0, s);
+			record_column(tape, i, cl_phys_mass(j), 1.0, by_mj, J, 0.0, s);
+			record_column(tape, j, cl_phys_mass(j), 1.0, by_mj, J, 0.0, s);
+		}
 	}
 	double dw[2] = {K[0] * wv[0] + K[1] * wv[1], K[2] * wv[0] + K[3] * wv[1]};
 	double *pi = st->x + CL_BALL_STATE * i, *pj = st->x + CL_BALL_STATE * j;
@@ -871,8 +963,21 @@ static void exact_step(ClStepContext *ctx, const double *s, const double *u, dou
 					if (w->resting[i * w->wall_count + k])
 						record_projection(ctx->tape, i, (const double[2]){scene->walls[k].normal.x,
 																		   scene->walls[k].normal.y});
-		if (e.kind == EVENT_NONE)
+		if (e.kind == EVENT_NONE) {
+			if (ctx->tape && ctx->tape->record_params) {
+				/* the interval ends at dt = T/N: ∂s_{n+1}/∂T = f(s_{n+1})/N */
+				cl_tape_factor(ctx->tape);
+				for (int i = 0; i < nb; i++) {
+					double *m = cl_tape_c(ctx->tape, i, CL_PHYS_DURATION);
+					const double *p = s_next + CL_BALL_STATE * i;
+					m[0] = p[2] / scene->steps;
+					m[1] = p[3] / scene->steps;
+					m[2] = w->accel[2 * i] / scene->steps;
+					m[3] = w->accel[2 * i + 1] / scene->steps;
+				}
+			}
 			break;
+		}
 		check_simultaneous(&st, &e, &search);
 		if (e.kind == EVENT_WALL)
 			resolve_wall(&st, &e);
@@ -944,4 +1049,8 @@ const ClBackend cl_backend_exact = {
 	.destroy = exact_destroy,
 	.step = exact_step,
 	.tape_blocks_per_ball = false,
+	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
+					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
+					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 };

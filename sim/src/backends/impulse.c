@@ -113,6 +113,94 @@ static void record_contact(ClTape *tape, int row, int col, const ClDual out[4], 
 	}
 }
 
+/* ------------------------------------------------- parameter columns
+ *
+ * The peer's autodiff of a contact with respect to the scene's numbers
+ * instead of the state: the same expressions, branches as constants, with
+ * tangents along the parameters (the slots below) and the state held. The
+ * elasticity is not among them: Taichi's (1+e) is a compile-time constant. */
+
+enum { P_RADIUS, P_OTHER_RADIUS, P_POINT_X = 1, P_POINT_Y, P_ANGLE, P_MASS = 2, P_OTHER_MASS, P_DT = 4, P_SLOTS };
+
+/* min(τ − dt, 0)·Δv with τ = gap / min(clamp, s), dt a dual (cl_toi_shift's rule). */
+static void position_shift_params(const ClArith *m, const ImpulseRule *rule, ClDual dt, ClDual gap, ClDual s,
+								  ClDual out[4])
+{
+	if (!rule->toi) {
+		out[0] = out[1] = cl_dual_const(m, 0.0);
+		return;
+	}
+	ClDual denominator = cl_dual_min_first(cl_dual_const(m, rule->clamp), s);
+	ClDual tau = cl_dual_div_expanded(m, gap, denominator);
+	ClDual shift = cl_dual_min_first(cl_dual_sub(m, tau, dt), cl_dual_const(m, 0.0));
+	out[0] = cl_dual_mul(m, shift, out[2]);
+	out[1] = cl_dual_mul(m, shift, out[3]);
+}
+
+/* wall_impulse along radius, the wall's point and angle (degrees), dt. */
+static void wall_impulse_params(const ClArith *m, const ImpulseRule *rule, const double *state, double radius,
+								const ClWall *wall, ClDual out[4])
+{
+	const double rad = 3.14159265358979323846 / 180.0;
+	ClDual dt = cl_dual_input(m, rule->dt, P_DT);
+	ClDual n[2] = {cl_dual_const(m, cl_arith_round(m, wall->normal.x)), cl_dual_const(m, cl_arith_round(m, wall->normal.y))};
+	n[0].d[P_ANGLE] = -wall->normal.y * rad;
+	n[1].d[P_ANGLE] = wall->normal.x * rad;
+	ClDual q[2] = {cl_dual_input(m, cl_arith_round(m, wall->point.x), P_POINT_X),
+				   cl_dual_input(m, cl_arith_round(m, wall->point.y), P_POINT_Y)};
+	ClDual distance = cl_dual_const(m, 0.0), s = cl_dual_const(m, 0.0);
+	for (int k = 0; k < 2; k++) {
+		ClDual predicted = cl_dual_add(m, cl_dual_const(m, state[k]), cl_dual_mul(m, dt, cl_dual_const(m, state[2 + k])));
+		distance = cl_dual_add(m, distance, cl_dual_mul(m, n[k], cl_dual_sub(m, predicted, q[k])));
+		s = cl_dual_add(m, s, cl_dual_mul(m, n[k], cl_dual_const(m, state[2 + k])));
+	}
+	ClDual impulse = cl_dual_scale(m, rule->elastic, s);
+	out[2] = cl_dual_mul(m, n[0], impulse);
+	out[3] = cl_dual_mul(m, n[1], impulse);
+	position_shift_params(m, rule, dt, cl_dual_sub(m, distance, cl_dual_input(m, radius, P_RADIUS)), s, out);
+}
+
+/* ball_impulse (ball a's side) along both radii, both masses, dt. */
+static void ball_impulse_params(const ClArith *m, const ImpulseRule *rule, const double *state_a,
+								const double *state_b, double radius_a, double radius_b, double mass_a, double mass_b,
+								double elasticity, ClDual out[4])
+{
+	ClDual dt = cl_dual_input(m, rule->dt, P_DT);
+	ClDual delta[2];
+	for (int k = 0; k < 2; k++)
+		delta[k] = cl_dual_sub(m, cl_dual_add(m, cl_dual_const(m, state_a[k]), cl_dual_mul(m, dt, cl_dual_const(m, state_a[2 + k]))),
+							   cl_dual_add(m, cl_dual_const(m, state_b[k]), cl_dual_mul(m, dt, cl_dual_const(m, state_b[2 + k]))));
+	ClDual distance = cl_dual_sqrt_unrounded_slope(
+		m, cl_dual_add(m, cl_dual_mul(m, delta[0], delta[0]), cl_dual_mul(m, delta[1], delta[1])));
+	ClDual inverse = cl_dual_div_expanded(m, cl_dual_const(m, 1.0), distance);
+	ClDual nx = cl_dual_mul(m, delta[0], inverse), ny = cl_dual_mul(m, delta[1], inverse);
+	ClDual s = cl_dual_add(m, cl_dual_scale(m, state_a[2] - state_b[2], nx), cl_dual_scale(m, state_a[3] - state_b[3], ny));
+	/* factor = −(1+e)·m_b/(m_a + m_b) */
+	double total = mass_a + mass_b;
+	ClDual factor = cl_dual_const(m, cl_round(m->f32, -(1.0 + elasticity) * mass_b / total));
+	factor.d[P_MASS] = (1.0 + elasticity) * mass_b / (total * total);
+	factor.d[P_OTHER_MASS] = -(1.0 + elasticity) * mass_a / (total * total);
+	ClDual impulse = cl_dual_mul(m, factor, s);
+	out[2] = cl_dual_mul(m, impulse, nx);
+	out[3] = cl_dual_mul(m, impulse, ny);
+	ClDual reach = cl_dual_add(m, cl_dual_input(m, radius_a, P_RADIUS), cl_dual_input(m, radius_b, P_OTHER_RADIUS));
+	position_shift_params(m, rule, dt, cl_dual_sub(m, distance, reach), s, out);
+}
+
+/* Ball row's parameter column through a contact's (Δx, Δv) along slot:
+ * x' = (x + dt·v') + Δx, v' = v + Δv + …; dt's tangent is per interval,
+ * divided by N for the duration T = N·dt. */
+static void record_contact_param(ClTape *tape, int row, int param, const ClDual out[4], int slot, double dt,
+								 double scale)
+{
+	double *c = cl_tape_c(tape, row, param);
+	double dvx = out[2].d[slot], dvy = out[3].d[slot];
+	c[0] = scale * (out[0].d[slot] + dt * dvx);
+	c[1] = scale * (out[1].d[slot] + dt * dvy);
+	c[2] = scale * dvx;
+	c[3] = scale * dvy;
+}
+
 static void accumulate(const ClArith *m, double *impulse, const ClDual out[4], bool toi)
 {
 	for (int k = toi ? 0 : 2; k < 4; k++)
@@ -133,6 +221,7 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 		.elastic = cl_round(f32, -(1.0 + scene->elasticity)),
 	};
 	const ClArith *m = &rule.value;
+	const ClArith params = {f32, P_SLOTS};
 	int nb = scene->ball_count;
 	for (int i = 0; i < CL_BALL_STATE * nb; i++)
 		ws->state[i] = cl_round(f32, s[i]);
@@ -155,6 +244,14 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 				continue;
 			cl_step_contact(ctx, time, i, -1 - w);
 			if (tape) {
+				ClDual param[4];
+				if (tape->record_params) {
+					wall_impulse_params(&params, &rule, state, radius, &scene->walls[w], param);
+					record_contact_param(tape, i, cl_phys_radius(i), param, P_RADIUS, rule.dt, 1.0);
+					for (int k = 0; k < 3; k++)
+						record_contact_param(tape, i, cl_phys_wall(scene, w, k), param, P_POINT_X + k, rule.dt, 1.0);
+					record_contact_param(tape, i, CL_PHYS_DURATION, param, P_DT, rule.dt, 1.0 / scene->steps);
+				}
 				wall_impulse(&rule.tangent, &rule, state, radius, &scene->walls[w], out);
 				record_contact(tape, i, i, out, 0, rule.dt);
 			}
@@ -174,6 +271,16 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 			if (i < o)
 				cl_step_contact(ctx, time, i, o);
 			if (tape) {
+				ClDual param[4];
+				if (tape->record_params) {
+					ball_impulse_params(&params, &rule, state, state_other, radius, cl_round(f32, other->radius),
+										ball->mass, other->mass, scene->elasticity, param);
+					record_contact_param(tape, i, cl_phys_radius(i), param, P_RADIUS, rule.dt, 1.0);
+					record_contact_param(tape, i, cl_phys_radius(o), param, P_OTHER_RADIUS, rule.dt, 1.0);
+					record_contact_param(tape, i, cl_phys_mass(i), param, P_MASS, rule.dt, 1.0);
+					record_contact_param(tape, i, cl_phys_mass(o), param, P_OTHER_MASS, rule.dt, 1.0);
+					record_contact_param(tape, i, CL_PHYS_DURATION, param, P_DT, rule.dt, 1.0 / scene->steps);
+				}
 				ball_impulse(&rule.tangent, &rule, state, state_other, reach, factor, out);
 				record_contact(tape, i, i, out, 0, rule.dt);
 				record_contact(tape, i, o, out, 4, rule.dt);
@@ -203,6 +310,15 @@ static void impulse_step(ClStepContext *ctx, const double *s, const double *u, d
 			a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
 			bu[0] = bu[3] = dt * du;
 			bu[4] = bu[7] = du;
+			if (tape->record_params) {
+				/* ∂/∂dt of the advance: v' gains g + u/m per unit dt, x' = x + dt·v' gains v' + dt·∂v'/∂dt */
+				double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
+				for (int k = 0; k < 2; k++) {
+					double rate = scene->gravity.x * (k == 0) + scene->gravity.y * (k == 1) + u[2 * i + k] / mass;
+					c[k] = (next[2 + k] + dt * rate) / scene->steps;
+					c[2 + k] = rate / scene->steps;
+				}
+			}
 		}
 	}
 }
@@ -267,6 +383,12 @@ const ClBackend cl_backend_impulse_toi = {
 	.destroy = impulse_destroy,
 	.step = impulse_toi_step,
 	.tape_blocks_per_ball = true,
+	/* friction: none in the model, the derivative is 0; elasticity: a
+	 * compile-time constant of the peer, no derivative */
+	.param_adjoints = 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |
+					  1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT |
+					  1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 };
 
 const ClBackend cl_backend_impulse = {
@@ -290,4 +412,10 @@ const ClBackend cl_backend_impulse = {
 	.destroy = impulse_destroy,
 	.step = impulse_plain_step,
 	.tape_blocks_per_ball = true,
+	/* friction: none in the model, the derivative is 0; elasticity: a
+	 * compile-time constant of the peer, no derivative */
+	.param_adjoints = 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |
+					  1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT |
+					  1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 };
