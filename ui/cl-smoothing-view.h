@@ -15,9 +15,10 @@ G_BEGIN_DECLS
 #define CL_TYPE_SMOOTHING_VIEW (cl_smoothing_view_get_type())
 G_DECLARE_FINAL_TYPE(ClSmoothingView, cl_smoothing_view, CL, SMOOTHING_VIEW, GtkWidget)
 
-/* Applies options (a{sv}: parameters (as), sigma (d), samples (i), seed (i
- * or t), antithetic (b), gamma (d; ≤ 0: automatic); NULL: none) to the
- * controls and starts the computation. */
+/* Applies options (a{sv}: parameters (as: exactly these are ticked), sigma
+ * (d), samples (i), seed (i or t), antithetic (b); NULL: none) to the
+ * controls and starts the computation. The γ slider starts at the
+ * automatic γ of the backend it shows. */
 gboolean cl_smoothing_view_compute(ClSmoothingView *view, GVariant *options, GError **error);
 void cl_smoothing_view_cancel(ClSmoothingView *view);
 gboolean cl_smoothing_view_is_busy(ClSmoothingView *view);
