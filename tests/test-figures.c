@@ -12,6 +12,7 @@
 #include "smoothing-data.h"
 
 #include <glib.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -586,7 +587,7 @@ static void test_smoothing_view_data(void)
 	const char *names[] = {"ball.position.y"};
 	const double sigma[] = {0.05};
 	const int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse")};
-	ClSmoothingRun *sr = cl_smoothing_run_prepare(scene, names, sigma, 1, 64, 7, FALSE, backends, 2, &error);
+	ClSmoothingRun *sr = cl_smoothing_run_prepare(scene, names, sigma, 1, 64, 7, FALSE, FALSE, backends, 2, &error);
 	g_assert_no_error(error);
 	g_assert_true(cl_smoothing_run_compute(sr, scene, 2, NULL, NULL, NULL, &error));
 	g_assert_no_error(error);
@@ -661,6 +662,31 @@ static void test_smoothing_view_data(void)
 	g_array_unref(z);
 	(void)bx, (void)by;
 	cl_smoothing_run_free(sr);
+
+	/* with the quadrature ground truth: the CSV of contactlab smooth --quadrature */
+	sr = cl_smoothing_run_prepare(scene, names, sigma, 1, 16, 7, TRUE, TRUE, backends, 2, &error);
+	g_assert_no_error(error);
+	g_assert_true(cl_smoothing_run_compute(sr, scene, 2, NULL, NULL, NULL, &error));
+	table = cl_smoothing_run_table(sr);
+	mine = cl_smooth_csv(&table);
+	g_assert_nonnull(strstr(mine->str, "exact,quadrature,ball.position.y,"));
+	const char *quad_args[] = {"smooth",	  "task1-bounce-once", "--param", "ball.position.y", "--sigma",
+							   "0.05",	  "--samples",		   "16",	  "--seed",			 "7",
+							   "--antithetic", "--quadrature",	   "--backend", "exact",		 "--backend",
+							   "impulse",	  "--format",		   "csv",	  NULL};
+	g_assert_cmpint(run(quad_args, &out, &err), ==, 0);
+	g_assert_cmpstr(mine->str, ==, out);
+	g_string_free(mine, TRUE);
+	g_free(out);
+	g_free(err);
+	cl_smoothing_run_free(sr);
+	/* three parameters have no quadrature */
+	const char *three[] = {"ball.position.x", "ball.position.y", "ball.velocity.x"};
+	const double sigmas[] = {0.05, 0.05, 0.05};
+	g_assert_null(cl_smoothing_run_prepare(scene, three, sigmas, 3, 16, 7, FALSE, TRUE, backends, 2, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "quadrature"));
+	g_clear_error(&error);
 	cl_scene_free(scene);
 }
 

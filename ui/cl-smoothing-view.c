@@ -13,7 +13,7 @@ struct _ClSmoothingView {
 	/* template widgets */
 	GtkBox *parameter_box;
 	GtkSpinButton *sigma, *samples, *seed;
-	GtkCheckButton *antithetic;
+	GtkCheckButton *antithetic, *quadrature;
 	GtkWidget *cancel_button, *stale_label, *gamma_scale, *gamma_auto;
 	GtkProgressBar *progress;
 	GtkLabel *status, *rule_label;
@@ -152,6 +152,8 @@ static void rebuild_table(ClSmoothingView *self)
 										  "FoBG ± SE", "AoBG ± SE", "α (rule)",		 "Exact's ZoBG (reference)"};
 	for (int c = 0; c < (int)G_N_ELEMENTS(headers); c++)
 		gtk_grid_attach(self->table, cell(headers[c], "column-header"), c, 0, 1, 1);
+	if (run->quad)
+		gtk_grid_attach(self->table, cell("Quadrature ∇F_σ (own loss)", "column-header"), 8, 0, 1, 1);
 	int row = 1;
 	for (int s = 0; s < run->backend_count; s++) {
 		const ClSmoothResult *r = &run->results[s];
@@ -195,6 +197,16 @@ static void rebuild_table(ClSmoothingView *self)
 			else
 				g_strlcpy(text, "enable exact", sizeof text);
 			gtk_grid_attach(self->table, value_cell(id, name, "exact-zobg", text), 7, row, 1, 1);
+			if (run->quad) {
+				const ClSmoothQuadrature *q = &run->quad[s];
+				cl_smooth_format_estimate(text, sizeof text, (ClSmoothEstimate){q->grad[k], NAN}, TRUE);
+				GtkWidget *quad = value_cell(id, name, "quadrature", text);
+				if (q->failed) {
+					g_autofree char *tip = g_strdup_printf("%d grid points without a finite loss", q->failed);
+					gtk_widget_set_tooltip_text(quad, tip);
+				}
+				gtk_grid_attach(self->table, quad, 8, row, 1, 1);
+			}
 		}
 	}
 }
@@ -476,6 +488,8 @@ static gboolean apply_options(ClSmoothingView *self, GVariant *options, GError *
 		gtk_spin_button_set_value(self->seed, (double)t);
 	if (g_variant_lookup(options, "antithetic", "b", &b))
 		gtk_check_button_set_active(self->antithetic, b);
+	if (g_variant_lookup(options, "quadrature", "b", &b))
+		gtk_check_button_set_active(self->quadrature, b);
 	return TRUE;
 }
 
@@ -497,7 +511,7 @@ gboolean cl_smoothing_view_compute(ClSmoothingView *self, GVariant *options, GEr
 	g_autoptr(ClJob) job = cl_smoothing_job_new(
 		cl_document_get_scene(self->doc), cl_document_get_revision(self->doc), (const char *const *)names->pdata,
 		sigma, d, gtk_spin_button_get_value_as_int(self->samples), (guint64)gtk_spin_button_get_value(self->seed),
-		gtk_check_button_get_active(self->antithetic), (const int *)(const void *)backends->data, (int)backends->len,
+		gtk_check_button_get_active(self->antithetic), gtk_check_button_get_active(self->quadrature), (const int *)(const void *)backends->data, (int)backends->len,
 		error);
 	if (!job)
 		return FALSE;
@@ -646,6 +660,7 @@ static void cl_smoothing_view_class_init(ClSmoothingViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, samples);
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, seed);
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, antithetic);
+	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, quadrature);
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, cancel_button);
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, stale_label);
 	gtk_widget_class_bind_template_child(widget_class, ClSmoothingView, progress);

@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(ClSmoothingView, cl_smoothing_view, CL, SMOOTHING_VIEW, GtkWidget)
 
 /* Applies options (a{sv}: parameters (as: exactly these are ticked), sigma
- * (d), samples (i), seed (i or t), antithetic (b); NULL: none) to the
+ * (d), samples (i), seed (i or t), antithetic (b), quadrature (b); NULL:
+ * none) to the
  * controls and starts the computation. The γ slider starts at the
  * automatic γ of the backend it shows. */
 gboolean cl_smoothing_view_compute(ClSmoothingView *view, GVariant *options, GError **error);

@@ -13,11 +13,11 @@ static gboolean compute(ClJob *job, ClResult *result, GError **error)
 }
 
 ClJob *cl_smoothing_job_new(const ClScene *scene, guint revision, const char *const *names, const double *sigma,
-							int param_count, int samples, guint64 seed, gboolean antithetic, const int *backends,
-							int backend_count, GError **error)
+							int param_count, int samples, guint64 seed, gboolean antithetic, gboolean quadrature,
+							const int *backends, int backend_count, GError **error)
 {
 	ClSmoothingRun *run = cl_smoothing_run_prepare(scene, names, sigma, param_count, samples, seed, antithetic,
-												   backends, backend_count, error);
+												   quadrature, backends, backend_count, error);
 	if (!run)
 		return NULL;
 	ClResult *result = cl_result_new(CL_RESULT_SMOOTHING, scene, revision, run, (GDestroyNotify)cl_smoothing_run_free);

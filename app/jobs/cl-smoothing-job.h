@@ -10,7 +10,7 @@ G_BEGIN_DECLS
 
 /* NULL with a message naming the bad input (cl_smoothing_run_prepare). */
 ClJob *cl_smoothing_job_new(const ClScene *scene, guint revision, const char *const *names, const double *sigma,
-							int param_count, int samples, guint64 seed, gboolean antithetic, const int *backends,
-							int backend_count, GError **error);
+							int param_count, int samples, guint64 seed, gboolean antithetic, gboolean quadrature,
+							const int *backends, int backend_count, GError **error);
 
 G_END_DECLS

@@ -137,7 +137,8 @@ GString *cl_smooth_csv(const ClSmoothTable *t)
 
 ClSmoothingRun *cl_smoothing_run_prepare(const ClScene *scene, const char *const *names, const double *sigma,
 										 int param_count, int samples, guint64 seed, gboolean antithetic,
-										 const int *backends, int backend_count, GError **error)
+										 gboolean quadrature, const int *backends, int backend_count,
+										 GError **error)
 {
 	if (param_count < 1) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "choose at least one parameter to perturb");
@@ -145,6 +146,11 @@ ClSmoothingRun *cl_smoothing_run_prepare(const ClScene *scene, const char *const
 	}
 	if (backend_count < 1) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no backend is enabled (see the Backends tab)");
+		return NULL;
+	}
+	if (quadrature && param_count > 2) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+					"quadrature: needs one or two parameters (%d are ticked)", param_count);
 		return NULL;
 	}
 	if (antithetic && samples % 2) {
@@ -187,6 +193,7 @@ ClSmoothingRun *cl_smoothing_run_prepare(const ClScene *scene, const char *const
 		if (backends[s] == cl_backend_reference())
 			run->exact_slot = s;
 	run->results = g_new0(ClSmoothResult, backend_count);
+	run->quad = quadrature ? g_new0(ClSmoothQuadrature, backend_count) : NULL;
 	ClSmoothDef *def = &run->def;
 	*def = cl_smooth_default_def();
 	def->params = run->params;
@@ -209,7 +216,8 @@ gboolean cl_smoothing_run_compute(ClSmoothingRun *run, const ClScene *scene, int
 	run->def.user = user;
 	run->def.cancel = cancel;
 	ClStatus status;
-	gboolean ok = cl_smooth(scene, &run->def, run->results, &status);
+	gboolean ok = cl_smooth(scene, &run->def, run->results, &status) &&
+				  (!run->quad || cl_smooth_quadrature(scene, &run->def, 0, run->quad, &status));
 	run->def.progress = NULL;
 	run->def.user = NULL;
 	run->def.cancel = NULL;
@@ -230,6 +238,7 @@ void cl_smoothing_run_free(ClSmoothingRun *run)
 	for (int s = 0; run->results && s < run->backend_count; s++)
 		cl_smooth_result_clear(&run->results[s]);
 	g_free(run->results);
+	g_free(run->quad);
 	g_free(run->backends);
 	g_strfreev(run->names);
 	g_free(run->sigma);
@@ -243,7 +252,8 @@ ClSmoothTable cl_smoothing_run_table(const ClSmoothingRun *run)
 						   .backend_count = run->done ? run->backend_count : 0,
 						   .names = run->names,
 						   .param_count = run->param_count,
-						   .zeroth_order_only = run->def.zeroth_order_only};
+						   .zeroth_order_only = run->def.zeroth_order_only,
+						   .quad = run->quad};
 }
 
 ClSmoothAlpha cl_smoothing_alpha(const ClSmoothingRun *run, int slot, double gamma)

@@ -70,14 +70,17 @@ typedef struct ClSmoothingRun {
 	int backend_count;
 	int exact_slot;          /* −1 without exact */
 	ClSmoothResult *results; /* backend_count; filled by compute */
+	ClSmoothQuadrature *quad; /* with quadrature (d ≤ 2): backend_count, else NULL */
 	gboolean done;
 } ClSmoothingRun;
 
-/* names: the parameters (no repeats); sigma: one per parameter, > 0.
- * NULL with a message naming the bad input. */
+/* names: the parameters (no repeats); sigma: one per parameter, > 0;
+ * quadrature: also the ground truth cl_smooth_quadrature (one or two
+ * parameters). NULL with a message naming the bad input. */
 ClSmoothingRun *cl_smoothing_run_prepare(const ClScene *scene, const char *const *names, const double *sigma,
 										 int param_count, int samples, guint64 seed, gboolean antithetic,
-										 const int *backends, int backend_count, GError **error);
+										 gboolean quadrature, const int *backends, int backend_count,
+										 GError **error);
 gboolean cl_smoothing_run_compute(ClSmoothingRun *run, const ClScene *scene, int threads, ClSmoothProgress progress,
 								  void *user, const _Atomic int *cancel, GError **error);
 void cl_smoothing_run_free(ClSmoothingRun *run);
