@@ -8,6 +8,7 @@ typedef enum SeriesKind {
 	SERIES_HLINE,
 	SERIES_VLINE,
 	SERIES_MARKER,
+	SERIES_BARS, /* a histogram: bar k over [x[k], x[k+1]] of height y[k]; the last y is unused */
 } SeriesKind;
 
 struct ClPlotSeries {

@@ -253,7 +253,7 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 	s->marker_size = 5.0;
 	s->marker_every = 1;
 	s->line_visible = kind != SERIES_MARKER;
-	if (kind == SERIES_LINE)
+	if (kind == SERIES_LINE || kind == SERIES_BARS)
 		s->palette_index = p->next_color++;
 	g_ptr_array_add(p->series, s);
 	return s;
@@ -262,6 +262,21 @@ static ClPlotSeries *add_series(ClPlotPanel *p, SeriesKind kind, const char *lab
 ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *p, const char *label, const double *x, const double *y, int count)
 {
 	return add_series(p, SERIES_LINE, label, x, y, count);
+}
+
+ClPlotSeries *cl_plot_panel_add_histogram(ClPlotPanel *p, const char *label, const double *edges, const double *heights,
+										  int bins)
+{
+	ClPlotSeries *s = add_series(p, SERIES_BARS, label, NULL, NULL, 0);
+	if (bins <= 0)
+		return s;
+	double *y = g_new(double, (gsize)bins + 1);
+	memcpy(y, heights, sizeof(double) * (gsize)bins);
+	y[bins] = NAN;
+	cl_plot_series_append(s, edges, y, bins + 1);
+	g_free(y);
+	s->width = 1.0;
+	return s;
 }
 
 void cl_plot_series_set_group(ClPlotSeries *s, const char *group)

@@ -185,6 +185,12 @@ ClPlotSeries *cl_plot_panel_add_line(ClPlotPanel *panel, const char *label, cons
  * or replaces them all; copied, and drawn from the next cl_plot_figure_draw. */
 void cl_plot_series_append(ClPlotSeries *series, const double *x, const double *y, int count);
 void cl_plot_series_set_points(ClPlotSeries *series, const double *x, const double *y, int count);
+/* A histogram: bins bars, bar k over [edges[k], edges[k + 1]] (bins + 1
+ * edges, increasing) from 0 to heights[k] (a count or a density), filled
+ * translucent in the series' colour and outlined; NAN heights are left out.
+ * Copied; the y range always takes in 0. Colour: the palette by order. */
+ClPlotSeries *cl_plot_panel_add_histogram(ClPlotPanel *panel, const char *label, const double *edges,
+										  const double *heights, int bins);
 void cl_plot_series_set_color(ClPlotSeries *series, ClPlotColor color);
 void cl_plot_series_set_width(ClPlotSeries *series, double width);
 void cl_plot_series_set_dash(ClPlotSeries *series, ClPlotDash dash);

@@ -228,6 +228,8 @@ static void panel_extents(const ClPlotPanel *p, Extent *ex, Extent *ey)
 			if (s->kind != SERIES_VLINE)
 				extent_add(ey, &p->y, s->y[k], true);
 		}
+		if (s->kind == SERIES_BARS && s->count > 1)
+			extent_add(ey, &p->y, 0.0, true); /* bars stand on 0 */
 	}
 	for (guint i = 0; i < p->quivers->len; i++) {
 		const ClPlotQuiver *q = g_ptr_array_index(p->quivers, i);
@@ -686,7 +688,7 @@ static ClPlotColor themed(ClPlotColor color, const Theme *theme)
 static ClPlotColor series_color(const ClPlotSeries *s, const Theme *theme)
 {
 	ClPlotColor color = s->color_set				 ? themed(s->color, theme)
-						: s->kind == SERIES_LINE ? cl_plot_palette(s->palette_index)
+						: s->kind == SERIES_LINE || s->kind == SERIES_BARS ? cl_plot_palette(s->palette_index)
 												 : theme->foreground;
 	ClPlotColor legible = cl_plot_color_legible(color, theme->background, CL_PLOT_LEGIBLE_CONTRAST);
 	legible.a = color.a;
@@ -808,6 +810,23 @@ static void draw_series(cairo_t *cr, const ClPlotPanel *p, const ClPlotSeries *s
 				cairo_move_to(cr, x, y);
 			pen_down = true;
 		}
+		cairo_stroke(cr);
+	}
+	if (s->kind == SERIES_BARS) {
+		/* on a log y axis the bars start at the bottom of the plot area */
+		double base = p->y.scale == CL_PLOT_SCALE_LOG ? a->y + a->h : to_y(p, 0.0);
+		for (int k = 0; k + 1 < s->count; k++) {
+			if (!visible(p, s->x[k], s->y[k]) || !visible(p, s->x[k + 1], s->y[k]))
+				continue;
+			double x0 = to_x(p, s->x[k]), x1 = to_x(p, s->x[k + 1]), top = to_y(p, s->y[k]);
+			cairo_rectangle(cr, x0, MIN(top, base), x1 - x0, fabs(base - top));
+		}
+		ClPlotColor fill = color;
+		fill.a *= 0.35;
+		set_color(cr, fill);
+		cairo_fill_preserve(cr);
+		set_color(cr, color);
+		cairo_set_line_width(cr, s->width);
 		cairo_stroke(cr);
 	}
 	if ((s->kind == SERIES_LINE || s->kind == SERIES_MARKER) && s->marker != CL_PLOT_MARKER_NONE)
@@ -975,6 +994,19 @@ static void draw_shape(cairo_t *cr, const ClPlotPanel *p, const ClPlotShape *s, 
 static void draw_legend_sample(cairo_t *cr, const ClPlotSeries *s, double x, double y, const Theme *theme)
 {
 	ClPlotColor color = series_color(s, theme);
+	if (s->kind == SERIES_BARS) {
+		cairo_save(cr);
+		cairo_rectangle(cr, x + 2, y - 4, LEGEND_SAMPLE - 4, 8);
+		ClPlotColor fill = color;
+		fill.a *= 0.35;
+		set_color(cr, fill);
+		cairo_fill_preserve(cr);
+		set_color(cr, color);
+		cairo_set_line_width(cr, 1.0);
+		cairo_stroke(cr);
+		cairo_restore(cr);
+		return;
+	}
 	if (s->line_visible && s->kind != SERIES_MARKER) {
 		cairo_save(cr);
 		set_color(cr, color);
@@ -1059,7 +1091,7 @@ static PlotRect panel_legend_rect(const ClPlotPanel *p, double w, double h)
 		long hits = 0;
 		for (guint i = 0; i < p->series->len; i++) {
 			const ClPlotSeries *s = g_ptr_array_index(p->series, i);
-			if (s->kind != SERIES_LINE && s->kind != SERIES_MARKER)
+			if (s->kind != SERIES_LINE && s->kind != SERIES_MARKER && s->kind != SERIES_BARS)
 				continue;
 			for (int k = 0; k < s->count; k++) {
 				if (!visible(p, s->x[k], s->y[k]))

@@ -9,8 +9,10 @@
 #include "numbers.h"
 #include "scene-figure.h"
 #include "scene-file.h"
+#include "smoothing-data.h"
 
 #include <glib.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -100,6 +102,12 @@ static void test_heatmap_matches_gradients(void)
 	g_free(out);
 	g_free(err);
 	g_free(csv);
+}
+
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 static cairo_surface_t *load_png(const char *path)
@@ -566,12 +574,129 @@ static void test_legible_in_both_themes(void)
 	}
 }
 
+/* The Smoothing view's run on Task 1 (impulse and exact, σ = 0.05, N = 64,
+ * seed 7): its table's CSV is `contactlab smooth`'s for the same inputs,
+ * the α rule recomputed from the kept terms at the automatic γ is the one
+ * cl_smooth applied, stepping γ walks the rule through its three cases, and
+ * the histogram of the terms draws bars where the terms are. */
+static void test_smoothing_view_data(void)
+{
+	GError *error = NULL;
+	ClScene *scene = cl_preset_load("task1-bounce-once", &error);
+	g_assert_no_error(error);
+	const char *names[] = {"ball.position.y"};
+	const double sigma[] = {0.05};
+	const int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse")};
+	ClSmoothingRun *sr = cl_smoothing_run_prepare(scene, names, sigma, 1, 64, 7, FALSE, FALSE, backends, 2, &error);
+	g_assert_no_error(error);
+	g_assert_true(cl_smoothing_run_compute(sr, scene, 2, NULL, NULL, NULL, &error));
+	g_assert_no_error(error);
+	ClSmoothTable table = cl_smoothing_run_table(sr);
+	GString *mine = cl_smooth_csv(&table);
+	char *out = NULL, *err = NULL;
+	const char *args[] = {"smooth",   "task1-bounce-once", "--param", "ball.position.y", "--sigma", "0.05",
+						  "--samples", "64",              "--seed",  "7",               "--backend", "exact",
+						  "--backend", "impulse",         "--format", "csv",             NULL};
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_assert_cmpstr(mine->str, ==, out);
+	g_string_free(mine, TRUE);
+	g_free(out);
+	g_free(err);
+
+	for (int slot = 0; slot < 2; slot++) {
+		const ClSmoothResult *r = &sr->results[slot];
+		ClSmoothAlpha a = cl_smoothing_alpha(sr, slot, 0);
+		g_assert_cmpfloat(a.alpha, ==, r->alpha.alpha);
+		g_assert_cmpfloat(a.epsilon, ==, r->alpha.epsilon);
+		g_assert_cmpfloat(a.gamma, ==, r->alpha.gamma);
+		g_assert_cmpint(a.rule, ==, r->alpha.rule);
+		ClSmoothEstimate aobg = cl_smoothing_aobg(sr, slot, 0, a.alpha);
+		g_assert_cmpfloat(aobg.mean, ==, r->gradient[0].aobg.mean);
+	}
+	/* impulse: FoBG +1 at every sample against ZoBG near −1, a gap of about 2 */
+	ClSmoothAlpha a = cl_smoothing_alpha(sr, 1, 0);
+	g_assert_cmpfloat(a.gap, >, 1);
+	g_assert_cmpint(cl_smoothing_alpha(sr, 1, 0.5 * a.epsilon).rule, ==, CL_SMOOTH_ALPHA_ZOBG);
+	g_assert_cmpfloat(cl_smoothing_alpha(sr, 1, 0.5 * a.epsilon).alpha, ==, 0);
+	double weight = a.zobg_variance / (a.zobg_variance + a.fobg_variance);
+	ClSmoothAlpha c = cl_smoothing_alpha(sr, 1, a.epsilon + 0.5 * weight * a.gap);
+	g_assert_cmpint(c.rule, ==, CL_SMOOTH_ALPHA_CONSTRAINT);
+	g_assert_cmpfloat_with_epsilon(c.alpha, 0.5 * weight, 1e-12);
+	ClSmoothAlpha o = cl_smoothing_alpha(sr, 1, a.epsilon + 2 * weight * a.gap);
+	g_assert_cmpint(o.rule, ==, CL_SMOOTH_ALPHA_OPTIMUM);
+	g_assert_cmpfloat_with_epsilon(o.alpha, weight, 1e-12);
+	/* the blend at that α: between FoBG (+1) and ZoBG */
+	ClSmoothEstimate blend = cl_smoothing_aobg(sr, 1, 0, c.alpha);
+	double want = c.alpha * sr->results[1].gradient[0].fobg.mean + (1 - c.alpha) * sr->results[1].gradient[0].zobg.mean;
+	g_assert_cmpfloat_with_epsilon(blend.mean, want, 1e-12);
+
+	/* the histogram: impulse's ZoBG terms, bars under the median term */
+	GString *terms = cl_smoothing_terms_csv(sr, 1, 0);
+	char ***rows = cl_csv_parse(terms->str);
+	GArray *z = g_array_new(FALSE, FALSE, sizeof(double));
+	for (char ***row = rows + 1; *row; row++) {
+		double v = parse_number((*row)[1]);
+		g_array_append_val(z, v);
+		g_assert_cmpfloat(parse_number((*row)[2]), ==, 1.0); /* impulse's adjoint: +1 */
+	}
+	g_assert_cmpint((int)z->len, ==, 64);
+	cl_csv_free(rows);
+	g_string_free(terms, TRUE);
+	g_array_sort(z, cmp_double);
+	double median = g_array_index(z, double, 32);
+	ClPlotFigure *figure = cl_figure_smoothing_terms(sr, 1, 0);
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 540, 360);
+	cairo_t *cr = cairo_create(surface);
+	cl_plot_figure_draw(figure, cr, 540, 360);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	double px, py, bx, by;
+	g_assert_true(cl_plot_figure_data_to_device(figure, 0, 0, median, 0.5, &px, &py));
+	g_assert_true(cl_plot_figure_data_to_device(figure, 0, 0, median, 1e6, &bx, &by)); /* above every bar */
+	guint32 *data = (guint32 *)(void *)cairo_image_surface_get_data(surface);
+	int stride = cairo_image_surface_get_stride(surface) / 4;
+	guint32 under = data[(int)py * stride + (int)px] & 0xffffff, background = data[2 * stride + 2] & 0xffffff;
+	g_assert_cmpuint(under, !=, background);
+	cairo_surface_destroy(surface);
+	cl_plot_figure_free(figure);
+	g_array_unref(z);
+	(void)bx, (void)by;
+	cl_smoothing_run_free(sr);
+
+	/* with the quadrature ground truth: the CSV of contactlab smooth --quadrature */
+	sr = cl_smoothing_run_prepare(scene, names, sigma, 1, 16, 7, TRUE, TRUE, backends, 2, &error);
+	g_assert_no_error(error);
+	g_assert_true(cl_smoothing_run_compute(sr, scene, 2, NULL, NULL, NULL, &error));
+	table = cl_smoothing_run_table(sr);
+	mine = cl_smooth_csv(&table);
+	g_assert_nonnull(strstr(mine->str, "exact,quadrature,ball.position.y,"));
+	const char *quad_args[] = {"smooth",	  "task1-bounce-once", "--param", "ball.position.y", "--sigma",
+							   "0.05",	  "--samples",		   "16",	  "--seed",			 "7",
+							   "--antithetic", "--quadrature",	   "--backend", "exact",		 "--backend",
+							   "impulse",	  "--format",		   "csv",	  NULL};
+	g_assert_cmpint(run(quad_args, &out, &err), ==, 0);
+	g_assert_cmpstr(mine->str, ==, out);
+	g_string_free(mine, TRUE);
+	g_free(out);
+	g_free(err);
+	cl_smoothing_run_free(sr);
+	/* three parameters have no quadrature */
+	const char *three[] = {"ball.position.x", "ball.position.y", "ball.velocity.x"};
+	const double sigmas[] = {0.05, 0.05, 0.05};
+	g_assert_null(cl_smoothing_run_prepare(scene, three, sigmas, 3, 16, 7, FALSE, TRUE, backends, 2, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+	g_assert_nonnull(strstr(error->message, "quadrature"));
+	g_clear_error(&error);
+	cl_scene_free(scene);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	tmp_dir = g_dir_make_tmp("test-figures-XXXXXX", NULL);
 	g_test_add_func("/figures/every-backend-has-a-style", test_every_backend_has_a_style);
 	g_test_add_func("/figures/legible-in-both-themes", test_legible_in_both_themes);
+	g_test_add_func("/figures/smoothing-view-data", test_smoothing_view_data);
 	g_test_add_func("/figures/heatmap-matches-gradients", test_heatmap_matches_gradients);
 	g_test_add_func("/figures/cli-draws-what-the-builder-draws", test_cli_draws_what_the_builder_draws);
 	g_test_add_func("/figures/learning-matches-optimize", test_learning_matches_optimize);

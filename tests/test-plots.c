@@ -371,6 +371,44 @@ static void test_line_geometry(void)
 	cl_plot_figure_free(f);
 }
 
+/* A histogram's bars stand on 0 over their bin edges, filled translucent in
+ * the series' colour; an empty bin leaves the background; the y range of a
+ * histogram always takes in 0. */
+static void test_histogram_geometry(void)
+{
+	ClPlotFigure *f = cl_plot_figure_new(1, 1);
+	ClPlotPanel *p = cl_plot_figure_panel(f, 0, 0);
+	cl_plot_panel_set_x_range(p, 0, 3);
+	cl_plot_panel_set_y_range(p, 0, 2);
+	cl_plot_panel_set_grid(p, false);
+	ClPlotSeries *s = cl_plot_panel_add_histogram(p, NULL, (double[]){0, 1, 2, 3}, (double[]){2, 0, 1}, 3);
+	cl_plot_series_set_color(s, (ClPlotColor){0, 0, 1, 1});
+	cairo_surface_t *surface = render(f, 320, 240);
+	double px, py;
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.5, 1.0, &px, &py));
+	assert_color(pixel(surface, px, py), 0.65, 0.65, 1, 0.02); /* 35 % blue over white */
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 1.5, 0.5, &px, &py));
+	assert_color(pixel(surface, px, py), 1, 1, 1, 0.01); /* the empty bin */
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 2.5, 0.5, &px, &py));
+	assert_color(pixel(surface, px, py), 0.65, 0.65, 1, 0.02);
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 2.5, 1.5, &px, &py));
+	assert_color(pixel(surface, px, py), 1, 1, 1, 0.01); /* above the third bar */
+	cairo_surface_destroy(surface);
+	cl_plot_figure_free(f);
+
+	/* heights 5 and 6 without a fixed range: the bars still start at 0 */
+	f = cl_plot_figure_new(1, 1);
+	p = cl_plot_figure_panel(f, 0, 0);
+	cl_plot_panel_set_grid(p, false);
+	s = cl_plot_panel_add_histogram(p, NULL, (double[]){0, 1, 2}, (double[]){5, 6}, 2);
+	cl_plot_series_set_color(s, (ClPlotColor){0, 0, 1, 1});
+	surface = render(f, 320, 240);
+	g_assert_true(cl_plot_figure_data_to_device(f, 0, 0, 0.5, 1.0, &px, &py));
+	assert_color(pixel(surface, px, py), 0.65, 0.65, 1, 0.02);
+	cairo_surface_destroy(surface);
+	cl_plot_figure_free(f);
+}
+
 static void test_log_axis_geometry(void)
 {
 	ClPlotFigure *f = cl_plot_figure_new(1, 1);
@@ -759,6 +797,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/plots/drawing-panel", test_drawing_panel);
 	g_test_add_func("/plots/legend-pick-and-hide", test_legend_pick_and_hide);
 	g_test_add_func("/plots/panel-group-hidden", test_panel_group_hidden);
+	g_test_add_func("/plots/histogram-geometry", test_histogram_geometry);
 	g_test_add_func("/plots/export", test_export);
 	g_test_add_func("/plots/atomic-file", test_atomic_file);
 	return g_test_run();

@@ -3,12 +3,13 @@
 #include "cl-convergence-view.h"
 #include "cl-heatmap-view.h"
 #include "cl-learning-view.h"
+#include "cl-smoothing-view.h"
 #include "cl-session-export.h"
 
 #define EXPORT_DPI 150.0
 #define BUSY_POLL_MS 100
 
-typedef enum { EXPORT_HEATMAP, EXPORT_LEARNING, EXPORT_CONVERGENCE, EXPORT_ALL } ExportKind;
+typedef enum { EXPORT_HEATMAP, EXPORT_LEARNING, EXPORT_CONVERGENCE, EXPORT_SMOOTHING, EXPORT_ALL } ExportKind;
 
 typedef struct {
 	ExportKind kind;
@@ -51,18 +52,30 @@ static ClConvergenceView *convergence_of(ViewActions *va)
 	return CL_CONVERGENCE_VIEW(cl_workbench_get_view(va->workbench, "convergence"));
 }
 
+static ClSmoothingView *smoothing_of(ViewActions *va)
+{
+	return CL_SMOOTHING_VIEW(cl_workbench_get_view(va->workbench, "smoothing"));
+}
+
 static gboolean busy(ViewActions *va)
 {
 	return cl_heatmap_view_is_busy(heatmap_of(va)) || cl_learning_view_is_busy(learning_of(va)) ||
-		   cl_convergence_view_is_busy(convergence_of(va)) ||
+		   cl_convergence_view_is_busy(convergence_of(va)) || cl_smoothing_view_is_busy(smoothing_of(va)) ||
 		   cl_runner_is_running(cl_workbench_get_runner(va->workbench));
 }
 
 static ClPlotView *plot_of(ViewActions *va, ExportKind kind)
 {
-	return kind == EXPORT_HEATMAP	 ? cl_heatmap_view_get_plot(heatmap_of(va))
-		   : kind == EXPORT_LEARNING ? cl_learning_view_get_plot(learning_of(va))
-									 : cl_convergence_view_get_plot(convergence_of(va));
+	switch (kind) {
+	case EXPORT_HEATMAP:
+		return cl_heatmap_view_get_plot(heatmap_of(va));
+	case EXPORT_LEARNING:
+		return cl_learning_view_get_plot(learning_of(va));
+	case EXPORT_SMOOTHING:
+		return cl_smoothing_view_get_plot(smoothing_of(va));
+	default:
+		return cl_convergence_view_get_plot(convergence_of(va));
+	}
 }
 
 static gboolean dark(ViewActions *va)
@@ -161,6 +174,23 @@ static void convergence_compute(GSimpleAction *a, GVariant *parameter, gpointer 
 		cl_workbench_report_error(va->workbench, "Could not compute the convergence", error);
 }
 
+/* parameter: {"parameters": as, "sigma": d, "samples": i, "seed": i, "antithetic": b}, all optional. */
+static void smoothing_compute(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a;
+	ViewActions *va = actions_of(data);
+	g_autoptr(GError) error = NULL;
+	cl_workbench_present_view(va->workbench, "smoothing");
+	if (!cl_smoothing_view_compute(smoothing_of(va), parameter, &error) && error)
+		cl_workbench_report_error(va->workbench, "Could not compute the smoothed gradients", error);
+}
+
+static void smoothing_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
+{
+	(void)a, (void)parameter;
+	cl_smoothing_view_cancel(smoothing_of(actions_of(data)));
+}
+
 /* Cancel of a view that computes nothing does nothing. */
 static void heatmap_cancel(GSimpleAction *a, GVariant *parameter, gpointer data)
 {
@@ -184,9 +214,10 @@ static void view_export(GSimpleAction *a, GVariant *parameter, gpointer data)
 {
 	ViewActions *va = actions_of(data);
 	const char *name = g_action_get_name(G_ACTION(a));
-	ExportKind kind = g_str_equal(name, "heatmap-export")	  ? EXPORT_HEATMAP
-					  : g_str_equal(name, "learning-export") ? EXPORT_LEARNING
-															 : EXPORT_CONVERGENCE;
+	ExportKind kind = g_str_equal(name, "heatmap-export")	   ? EXPORT_HEATMAP
+					  : g_str_equal(name, "learning-export")  ? EXPORT_LEARNING
+					  : g_str_equal(name, "smoothing-export") ? EXPORT_SMOOTHING
+															  : EXPORT_CONVERGENCE;
 	const char *path = g_variant_get_string(parameter, NULL);
 	if (*path)
 		queue_export(va, kind, path);
@@ -233,6 +264,9 @@ static const GActionEntry view_actions[] = {
 	{.name = "convergence-compute", .activate = convergence_compute, .parameter_type = "a{sv}"},
 	{.name = "convergence-cancel", .activate = convergence_cancel},
 	{.name = "convergence-export", .activate = view_export, .parameter_type = "s"},
+	{.name = "smoothing-compute", .activate = smoothing_compute, .parameter_type = "a{sv}"},
+	{.name = "smoothing-cancel", .activate = smoothing_cancel},
+	{.name = "smoothing-export", .activate = view_export, .parameter_type = "s"},
 	{.name = "export-all", .activate = export_all, .parameter_type = "s"},
 };
 

@@ -2,6 +2,7 @@
 
 #include "cl-backend-list.h"
 #include "cl-convergence-view.h"
+#include "cl-smoothing-view.h"
 #include "cl-gradient-view.h"
 #include "cl-heatmap-view.h"
 #include "cl-inspector.h"
@@ -795,7 +796,8 @@ static void paned_sized(GObject *paned, GParamSpec *pspec, ClWindow *self)
 	place_divider(self);
 }
 
-static const char *const presentation_pages[] = {"gradients", "perturbation", "heatmaps", "learning", "convergence"};
+static const char *const presentation_pages[] = {"gradients", "perturbation", "heatmaps", "learning", "convergence",
+												 "smoothing"};
 enum { PRESENT_LESSON = G_N_ELEMENTS(presentation_pages), PRESENT_NOTHING };
 
 /* gtk-xft-dpi is 1024 × dots per inch; 96 is 100 %. */
@@ -1176,6 +1178,7 @@ static void cl_window_class_init(ClWindowClass *klass)
 	g_type_ensure(CL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(CL_TYPE_LEARNING_VIEW);
 	g_type_ensure(CL_TYPE_CONVERGENCE_VIEW);
+	g_type_ensure(CL_TYPE_SMOOTHING_VIEW);
 	g_type_ensure(CL_TYPE_LESSON_PANEL);
 	gtk_widget_class_set_template_from_resource(widget_class, "/io/github/contactlab/ContactLab/ui/cl-window.ui");
 	gtk_widget_class_bind_template_child(widget_class, ClWindow, title_label);

@@ -2,6 +2,7 @@
  * (ZoBG, FoBG, AoBG with standard errors) beside the point gradient. */
 #include "cli-common.h"
 #include "numbers.h"
+#include "smoothing-data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,89 +17,16 @@ typedef struct Request {
 	gboolean quadrature;
 	ClSmoothResult *results;
 	ClSmoothQuadrature *quad; /* with --quadrature */
-	gboolean has_exact;
 } Request;
 
-/* One row of the CSV and the table: an estimate of one parameter. */
-typedef struct Column {
-	const char *name;   /* the CSV's estimator */
-	const char *header; /* the table's */
-} Column;
-
-static const Column columns[] = {
-	{"point", "point"},
-	{"zobg", "ZoBG ± SE"},
-	{"zobg-nobaseline", "no baseline ± SE"},
-	{"fobg", "FoBG ± SE"},
-	{"aobg", "AoBG ± SE"},
-	{"fobg-bias", "FoBG − exact ZoBG"},
-	{"quadrature", "quadrature ∇F"},
-	{"quadrature-fobg", "quadrature E∇f"},
-};
-
-enum { COL_POINT, COL_ZOBG, COL_NOBASELINE, COL_FOBG, COL_AOBG, COL_BIAS, COL_QUAD, COL_QUAD_FOBG, COL_COUNT };
-
-static gboolean column_shown(const Request *rq, int c)
+static ClSmoothTable table_of(const Request *rq)
 {
-	if (c == COL_BIAS)
-		return rq->has_exact && !rq->def.zeroth_order_only;
-	if (c == COL_QUAD || c == COL_QUAD_FOBG)
-		return rq->quadrature;
-	return TRUE;
-}
-
-static ClSmoothEstimate column_value(const Request *rq, int slot, int k, int c)
-{
-	const ClSmoothGradient *g = &rq->results[slot].gradient[k];
-	switch (c) {
-	case COL_POINT:
-		return (ClSmoothEstimate){g->point, NAN};
-	case COL_ZOBG:
-		return g->zobg;
-	case COL_NOBASELINE:
-		return g->zobg_nobaseline;
-	case COL_FOBG:
-		return g->fobg;
-	case COL_AOBG:
-		return g->aobg;
-	case COL_BIAS:
-		return g->fobg_bias;
-	case COL_QUAD:
-		return (ClSmoothEstimate){rq->quad[slot].grad[k], NAN};
-	default:
-		return (ClSmoothEstimate){rq->quad[slot].expected_grad[k], NAN};
-	}
-}
-
-/* "" for a value that is not available: CSV readers take an empty field as missing. */
-static const char *csv_number(double x, ClNumberText *buffer)
-{
-	*buffer = cl_format_number(x);
-	return isfinite(x) ? buffer->text : "";
-}
-
-static void put_csv_row(GString *out, const char *backend, const char *estimator, const char *parameter,
-						ClSmoothEstimate e)
-{
-	ClNumberText a, b;
-	g_string_append_printf(out, "%s,%s,", backend, estimator);
-	cl_csv_append_field(out, parameter);
-	g_string_append_printf(out, ",%s,%s\n", csv_number(e.mean, &a), csv_number(e.se, &b));
-}
-
-static void put_csv(GString *out, const Request *rq)
-{
-	g_string_append(out, "backend,estimator,parameter,mean,stderr\n");
-	for (int s = 0; s < rq->def.backend_count; s++) {
-		const ClSmoothResult *r = &rq->results[s];
-		const char *id = cl_backend_info(r->backend)->id;
-		put_csv_row(out, id, "loss", "", (ClSmoothEstimate){r->loss, NAN});
-		put_csv_row(out, id, "smoothed-loss", "", r->smoothed_loss);
-		for (int c = 0; c < COL_COUNT; c++)
-			for (int k = 0; column_shown(rq, c) && k < rq->def.param_count; k++)
-				put_csv_row(out, id, columns[c].name, rq->names[k], column_value(rq, s, k, c));
-		put_csv_row(out, id, "alpha", "", (ClSmoothEstimate){r->alpha.alpha, NAN});
-	}
+	return (ClSmoothTable){.results = rq->results,
+						   .backend_count = rq->def.backend_count,
+						   .names = rq->names,
+						   .param_count = rq->def.param_count,
+						   .zeroth_order_only = rq->def.zeroth_order_only,
+						   .quad = rq->quadrature ? rq->quad : NULL};
 }
 
 static void put_json_estimate(GString *out, const char *key, ClSmoothEstimate e)
@@ -121,6 +49,7 @@ static void put_json_status(GString *out, const char *key, const ClStatus *statu
 static void put_json(GString *out, const Request *rq)
 {
 	const ClSmoothDef *def = &rq->def;
+	ClSmoothTable table = table_of(rq);
 	g_string_append(out, "{ \"scene\": ");
 	cl_json_append_string(out, rq->scene->name);
 	g_string_append(out, ", \"parameters\": [");
@@ -173,11 +102,12 @@ static void put_json(GString *out, const Request *rq)
 			cl_json_append_string(out, rq->names[k]);
 			g_string_append_printf(out, ": { \"has_adjoint\": %s, \"point\": ", g->has_adjoint ? "true" : "false");
 			cl_json_append_number(out, g->point);
-			for (int c = COL_ZOBG; c < COL_COUNT; c++) {
-				if (!column_shown(rq, c))
+			for (int c = CL_SMOOTH_COLUMN_ZOBG; c < CL_SMOOTH_COLUMN_COUNT; c++) {
+				if (!cl_smooth_column_shown(&table, (ClSmoothColumn)c))
 					continue;
 				g_string_append(out, ", ");
-				put_json_estimate(out, columns[c].name, column_value(rq, s, k, c));
+				put_json_estimate(out, cl_smooth_column_name((ClSmoothColumn)c),
+								  cl_smooth_column_value(&table, s, k, (ClSmoothColumn)c));
 			}
 			g_string_append(out, " }");
 		}
@@ -186,29 +116,10 @@ static void put_json(GString *out, const Request *rq)
 	g_string_append(out, " ] }\n");
 }
 
-static void format_estimate(char *text, size_t size, ClSmoothEstimate e, gboolean has_value)
-{
-	if (!has_value) {
-		g_strlcpy(text, "no adjoint", size);
-		return;
-	}
-	if (!isfinite(e.mean)) {
-		g_strlcpy(text, "n/a", size);
-		return;
-	}
-	char mean[32], se[32];
-	g_ascii_formatd(mean, sizeof mean, "%.4g", e.mean);
-	if (isfinite(e.se)) {
-		g_ascii_formatd(se, sizeof se, "%.2g", e.se);
-		g_snprintf(text, size, "%s ± %s", mean, se);
-	} else {
-		g_strlcpy(text, mean, size);
-	}
-}
-
 static void put_table(GString *out, const Request *rq)
 {
 	const ClSmoothDef *def = &rq->def;
+	ClSmoothTable table = table_of(rq);
 	g_string_append_printf(out, "%s: smoothed gradients, N = %d samples%s, seed %" G_GUINT64_FORMAT
 						   " (SplitMix64 streams, polar method)\n",
 						   rq->scene->name, def->samples, def->antithetic ? " in antithetic pairs" : "", def->seed);
@@ -226,24 +137,24 @@ static void put_table(GString *out, const Request *rq)
 		char *status = cl_status_text(&r->status);
 		char loss[32], smoothed[64];
 		g_ascii_formatd(loss, sizeof loss, "%.6g", r->loss);
-		format_estimate(smoothed, sizeof smoothed, r->smoothed_loss, TRUE);
+		cl_smooth_format_estimate(smoothed, sizeof smoothed, r->smoothed_loss, TRUE);
 		g_string_append_printf(out, "\n%s  (%s)  loss %s, smoothed loss %s\n", cl_backend_info(r->backend)->id, status,
 							   loss, smoothed);
 		g_free(status);
 		g_string_append_printf(out, "  %-22s", "d/d");
-		for (int c = 0; c < COL_COUNT; c++)
-			if (column_shown(rq, c))
-				g_string_append_printf(out, " %20s", columns[c].header);
+		for (int c = 0; c < CL_SMOOTH_COLUMN_COUNT; c++)
+			if (cl_smooth_column_shown(&table, (ClSmoothColumn)c))
+				g_string_append_printf(out, " %20s", cl_smooth_column_header((ClSmoothColumn)c));
 		g_string_append_c(out, '\n');
 		for (int k = 0; k < def->param_count; k++) {
 			const ClSmoothGradient *g = &r->gradient[k];
 			g_string_append_printf(out, "  %-22s", rq->names[k]);
-			for (int c = 0; c < COL_COUNT; c++) {
-				if (!column_shown(rq, c))
+			for (int c = 0; c < CL_SMOOTH_COLUMN_COUNT; c++) {
+				if (!cl_smooth_column_shown(&table, (ClSmoothColumn)c))
 					continue;
 				char text[64];
-				gboolean first_order = c == COL_FOBG || c == COL_BIAS || c == COL_QUAD_FOBG;
-				format_estimate(text, sizeof text, column_value(rq, s, k, c), g->has_adjoint || !first_order);
+				cl_smooth_format_estimate(text, sizeof text, cl_smooth_column_value(&table, s, k, (ClSmoothColumn)c),
+										  g->has_adjoint || !cl_smooth_column_first_order((ClSmoothColumn)c));
 				/* the column is 20 characters wide, "±" and "−" take two bytes */
 				g_string_append_printf(out, " %*s", 20 + (int)(strlen(text) - g_utf8_strlen(text, -1)), text);
 			}
@@ -284,8 +195,8 @@ static GString *terms_csv(const Request *rq)
 				size_t i = (size_t)t * (size_t)d + (size_t)k;
 				g_string_append_printf(out, "%s,%d,", cl_backend_info(r->backend)->id, t);
 				cl_csv_append_field(out, rq->names[k]);
-				g_string_append_printf(out, ",%s,%s\n", csv_number(r->zobg_values[i], &a),
-									   csv_number(r->fobg_values[i], &b));
+				g_string_append_printf(out, ",%s,%s\n", cl_smooth_csv_number(r->zobg_values[i], &a),
+									   cl_smooth_csv_number(r->fobg_values[i], &b));
 			}
 	}
 	return out;
@@ -413,8 +324,6 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	def->threads = threads ? threads : (int)g_get_num_processors();
 	def->progress = on_progress;
 	rq.quadrature = quadrature;
-	for (guint k = 0; k < backends->len; k++)
-		rq.has_exact |= g_array_index(backends, int, k) == cl_backend_reference();
 	rq.results = g_new0(ClSmoothResult, backends->len);
 	ClStatus smooth_status;
 	gint64 start = g_get_monotonic_time();
@@ -455,8 +364,12 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	GString *text = g_string_new(NULL);
 	if (!format || strcmp(format, "table") == 0)
 		put_table(text, &rq);
-	else if (strcmp(format, "csv") == 0)
-		put_csv(text, &rq);
+	else if (strcmp(format, "csv") == 0) {
+		ClSmoothTable table = table_of(&rq);
+		GString *csv = cl_smooth_csv(&table);
+		g_string_append_len(text, csv->str, (gssize)csv->len);
+		g_string_free(csv, TRUE);
+	}
 	else
 		put_json(text, &rq);
 	if (terms_path) {

@@ -9,6 +9,7 @@
 #include "perturbation-figure.h"
 #include "scene-figure.h"
 #include "scene-file.h"
+#include "smoothing-data.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -192,6 +193,28 @@ static gboolean export_convergence(Session *s, ClResult *result, GError **error)
 					  scene_file, error);
 }
 
+/* The table (as `contactlab smooth --format csv` writes it) and, per
+ * backend, the histogram of its terms of the first parameter. */
+static gboolean export_smoothing(Session *s, ClResult *result, GError **error)
+{
+	g_autofree char *scene_file = NULL;
+	if (!scene_of(s, result, &scene_file, error))
+		return FALSE;
+	ClSmoothingRun *run = cl_result_payload(result);
+	ClSmoothTable table = cl_smoothing_run_table(run);
+	if (!write_text(s, "smoothing.csv", cl_smooth_csv(&table),
+					"smoothed gradients: backend,estimator,parameter,mean,stderr", result, scene_file, error))
+		return FALSE;
+	for (int slot = 0; slot < run->backend_count; slot++) {
+		g_autofree char *stem = g_strdup_printf("smoothing-terms-%s", cl_backend_info(run->backends[slot])->id);
+		if (!write_figure(s, stem, "histogram of one backend's ZoBG and FoBG terms of the first parameter",
+						  cl_figure_smoothing_terms(run, slot, 0), CL_FIGURE_WIDTH, CL_FIGURE_HEIGHT, result,
+						  scene_file, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 gboolean cl_session_export(ClDocument *doc, const char *folder, gboolean dark, GError **error)
 {
 	if (g_mkdir_with_parents(folder, 0755) != 0) {
@@ -209,6 +232,7 @@ gboolean cl_session_export(ClDocument *doc, const char *folder, gboolean dark, G
 		[CL_RESULT_HEATMAP] = export_heatmap,
 		[CL_RESULT_LEARNING] = export_learning,
 		[CL_RESULT_CONVERGENCE] = export_convergence,
+		[CL_RESULT_SMOOTHING] = export_smoothing,
 	};
 	for (int k = 0; ok && k < CL_RESULT_KIND_COUNT; k++) {
 		ClResult *result = cl_document_get_result(doc, (ClResultKind)k);

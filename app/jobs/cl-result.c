@@ -60,6 +60,7 @@ const char *cl_result_kind_name(ClResultKind kind)
 		[CL_RESULT_HEATMAP] = "heatmap",
 		[CL_RESULT_LEARNING] = "learning",
 		[CL_RESULT_CONVERGENCE] = "convergence",
+		[CL_RESULT_SMOOTHING] = "smoothing",
 	};
 	return kind < CL_RESULT_KIND_COUNT ? names[kind] : "unknown";
 }

@@ -15,6 +15,7 @@ typedef enum ClResultKind {
 	CL_RESULT_HEATMAP,     /* a sweep's cells */
 	CL_RESULT_LEARNING,    /* gradient-descent traces */
 	CL_RESULT_CONVERGENCE, /* one derivative against the step count */
+	CL_RESULT_SMOOTHING,   /* smoothed gradients of every enabled backend (ClSmoothingRun) */
 	CL_RESULT_KIND_COUNT
 } ClResultKind;
 

@@ -3,8 +3,9 @@
 
 Loads presets, edits the scene (inspector fields over AT-SPI, the canvas with
 xdotool: add balls, walls and targets, drag, delete, zoom, pan), runs and
-plays, computes heatmaps and learning curves and cancels some of them,
-exports the canvas, the heatmap, the learning figure and the whole session,
+plays, computes heatmaps, learning curves and smoothed gradients and cancels
+some of them, exports the canvas, the heatmap, the learning figure, the
+smoothing histogram and table and the whole session,
 undoes and redoes, walks the lessons, saves to a temporary file and opens it
 again. Every action goes over D-Bus (org.gtk.Actions on the app and on
 window/1) or through the tools a user's assistive technology would use.
@@ -149,7 +150,7 @@ class Driver:
         self.late = []  # round trips over the limit
         self.errors = []  # D-Bus errors of actions
         self.scene = None  # the scene as last saved by probe()
-        self.heatmap_shown = self.learning_shown = False
+        self.heatmap_shown = self.learning_shown = self.smoothing_shown = False
         self.saved = None
         self.exported_all = None
         self.app = None  # the AT-SPI application
@@ -419,9 +420,29 @@ class Driver:
             time.sleep(r.uniform(0, 1.5))
             self.activate("learning-cancel")
 
+    def smoothing(self):
+        r = self.rng
+        if not self.probe():
+            return
+        names = ["%s.%s.%s" % (b["id"], v, a) for b in self.balls()[:3] for v in ("position", "velocity") for a in "xy"]
+        if not names:
+            return
+        names += ["elasticity"] * (r.random() < 0.2)  # no adjoint: ZoBG only
+        antithetic = r.random() < 0.5
+        options = {"parameters": GLib.Variant("as", r.sample(names, min(len(names), r.randint(1, 2)))),
+                   "sigma": GLib.Variant("d", r.choice([0.01, 0.05, 0.2])),
+                   "samples": GLib.Variant("i", 2 * r.randint(2, 20 if self.heavy() else 80)),
+                   "seed": GLib.Variant("i", r.randint(0, 1000)), "antithetic": GLib.Variant("b", antithetic)}
+        self.activate("smoothing-compute", GLib.Variant("a{sv}", options))
+        self.smoothing_shown = True
+        if r.random() < 0.4:
+            time.sleep(r.uniform(0, 1.0))
+            self.activate("smoothing-cancel")
+
     def export(self):
         r = self.rng
-        kinds = ["canvas", "all"] + ["heatmap"] * self.heatmap_shown + ["learning"] * self.learning_shown
+        kinds = (["canvas", "all"] + ["heatmap"] * self.heatmap_shown + ["learning"] * self.learning_shown +
+                 ["smoothing"] * self.smoothing_shown)
         kind = r.choice(kinds)
         if kind == "all":
             folder = os.path.join(self.work, "session")
@@ -460,7 +481,7 @@ class Driver:
 
     def table(self):
         table = [(self.load_preset, 6), (self.run, 5), (self.playback, 6), (self.toggle, 2), (self.zoom, 3),
-                 (self.select, 3), (self.undo, 10), (self.heatmap, 6), (self.learning, 5), (self.export, 8),
+                 (self.select, 3), (self.undo, 10), (self.heatmap, 6), (self.learning, 5), (self.smoothing, 4), (self.export, 8),
                  (self.save_open, 4), (self.lesson, 8)]
         if self.app is not None:
             table.append((self.edit_field, 12))
@@ -480,7 +501,7 @@ class Driver:
 
     def quiesce(self):
         """Stops whatever computes."""
-        for action in ("heatmap-cancel", "learning-cancel", "cancel", "pause"):
+        for action in ("heatmap-cancel", "learning-cancel", "smoothing-cancel", "cancel", "pause"):
             self.activate(action)
         wait_for(lambda: not self.lesson_state()["exporting"], 120, 0.5)
         self.activate("lesson-leave")
