@@ -27,7 +27,7 @@ EXE = os.environ["CONTACTLAB"]
 OUT = os.environ.get("E2E_SCREENSHOTS", "")
 W, H = (int(v) for v in os.environ.get("LAYOUT_SIZE", "1280x800").split("x"))
 THEME = os.environ.get("LAYOUT_THEME", "light")
-TABS = ["gradients", "perturbation", "heatmaps", "learning", "convergence"]
+TABS = ["gradients", "perturbation", "heatmaps", "learning", "convergence", "smoothing"]
 MIN_SHARE = 0.35
 
 tap = Tap()

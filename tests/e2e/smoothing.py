@@ -214,6 +214,18 @@ def main():
         with open(png_path, "rb") if os.path.exists(png_path) else io.BytesIO() as f:
             tap.check(f.read(8) == b"\x89PNG\r\n\x1a\n", "the histogram exports as PNG")
 
+        # ---- the second page holds the histogram and the α rule, with the whole results height
+        page = find(app, lambda n: n.getRole() == pyatspi.ROLE_PAGE_TAB and n.name == "Sample terms and the α rule")
+        if page is not None:
+            page.parent.querySelection().selectChild(page.getIndexInParent())
+        def plot_height():
+            plot = find(app, lambda n: n.name == "Histogram of the smoothing terms")
+            return plot.queryComponent().getExtents(pyatspi.WINDOW_COORDS).height if plot else None
+
+        height = wait_for(lambda: plot_height() if (plot_height() or 0) >= 100 else None, 30) or plot_height()
+        tap.check(page is not None and (height or 0) >= 100,
+                  "the page 'Sample terms and the α rule' shows the histogram at least 100 px high",
+                  "page %r, plot height %r" % (page, height))
         # ---- the γ slider: the rule from the stored samples is what a new CLI run computes
         slider = named(app, "Tolerated bias gamma")
         tap.check(slider is not None, "the α rule has a γ slider")
