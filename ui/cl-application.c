@@ -143,7 +143,8 @@ static void add_agreement_css(void)
 	GString *css = g_string_new(NULL);
 	for (int a = 0; a < CL_AGREEMENT_COUNT; a++) {
 		const char *name = cl_agreement_name((ClAgreement)a);
-		g_string_append_printf(css, ".gradient-table .cell.%s, .legend-chip.%s {", name, name);
+		g_string_append_printf(css, ".gradient-table .cell.%s, .smoothing-table .cell.%s, .legend-chip.%s {", name, name,
+							   name);
 		css_color(css, "background-color", cl_agreement_background((ClAgreement)a));
 		css_color(css, "color", cl_agreement_foreground((ClAgreement)a));
 		g_string_append(css, " }\n");

@@ -1,5 +1,7 @@
 #include "cl-smoothing-view.h"
 
+#include "agreement.h"
+
 #include "cl-smoothing-job.h"
 #include "cl-workbench.h"
 #include "figures.h"
@@ -140,6 +142,26 @@ static gboolean wrong_sign(double a, ClSmoothEstimate r)
 	return isfinite(a) && isfinite(r.mean) && (!isfinite(r.se) || fabs(r.mean) > 2 * r.se) && a * r.mean < 0;
 }
 
+/* smoothing.md §3: an estimate is green within 2 SE of the reference (the SE of
+ * their difference, counting both as independent, which common random numbers
+ * only make cautious) and red for a sign the reference clearly does not have. */
+static void colour_estimate(GtkWidget *cell, ClSmoothEstimate e, ClSmoothEstimate r)
+{
+	double se_e = isfinite(e.se) ? e.se : 0, se_r = isfinite(r.se) ? r.se : 0;
+	ClAgreement a = CL_AGREEMENT_UNKNOWN;
+	if (wrong_sign(e.mean, r))
+		a = CL_AGREEMENT_WRONG_SIGN;
+	else if (isfinite(e.mean) && isfinite(r.mean) && fabs(e.mean - r.mean) <= 2 * sqrt(se_e * se_e + se_r * se_r))
+		a = CL_AGREEMENT_GOOD;
+	if (a == CL_AGREEMENT_UNKNOWN)
+		return;
+	gtk_widget_add_css_class(cell, cl_agreement_name(a));
+	if (!gtk_widget_get_tooltip_text(cell))
+		gtk_widget_set_tooltip_text(cell, a == CL_AGREEMENT_GOOD
+											  ? "Within 2 SE of exact's smoothed gradient"
+											  : "Wrong sign: exact's smoothed gradient clearly has the other");
+}
+
 static void rebuild_table(ClSmoothingView *self)
 {
 	GtkWidget *child;
@@ -168,11 +190,14 @@ static void rebuild_table(ClSmoothingView *self)
 			char text[96];
 			cl_smooth_format_estimate(text, sizeof text, (ClSmoothEstimate){g->point, NAN}, TRUE);
 			GtkWidget *point = value_cell(id, name, "point", text);
-			if (wrong_sign(g->point, ref))
-				gtk_widget_add_css_class(point, "not-ok");
+			if (s != run->exact_slot)
+				colour_estimate(point, (ClSmoothEstimate){g->point, NAN}, ref);
 			gtk_grid_attach(self->table, point, 2, row, 1, 1);
 			cl_smooth_format_estimate(text, sizeof text, g->zobg, TRUE);
-			gtk_grid_attach(self->table, value_cell(id, name, "zobg", text), 3, row, 1, 1);
+			GtkWidget *zobg = value_cell(id, name, "zobg", text);
+			if (s != run->exact_slot)
+				colour_estimate(zobg, g->zobg, ref);
+			gtk_grid_attach(self->table, zobg, 3, row, 1, 1);
 			cl_smooth_format_estimate(text, sizeof text, g->fobg, g->has_adjoint);
 			GtkWidget *fobg = value_cell(id, name, "fobg", text);
 			/* biased against exact's smoothed gradient beyond 3 SE of the paired difference */
@@ -182,12 +207,15 @@ static void rebuild_table(ClSmoothingView *self)
 				cl_smooth_format_estimate(b, sizeof b, bias, TRUE);
 				g_autofree char *tip = g_strdup_printf("FoBG − exact's ZoBG = %s: biased (more than 3 SE)", b);
 				gtk_widget_set_tooltip_text(fobg, tip);
-				if (wrong_sign(g->fobg.mean, ref))
-					gtk_widget_add_css_class(fobg, "not-ok");
 			}
+			if (g->has_adjoint)
+				colour_estimate(fobg, g->fobg, ref);
 			gtk_grid_attach(self->table, fobg, 4, row, 1, 1);
 			cl_smooth_format_estimate(text, sizeof text, g->aobg, g->has_adjoint);
-			gtk_grid_attach(self->table, value_cell(id, name, "aobg", text), 5, row, 1, 1);
+			GtkWidget *aobg = value_cell(id, name, "aobg", text);
+			if (g->has_adjoint)
+				colour_estimate(aobg, g->aobg, ref);
+			gtk_grid_attach(self->table, aobg, 5, row, 1, 1);
 			char alpha[32];
 			g_ascii_formatd(alpha, sizeof alpha, "%.3g", r->alpha.alpha);
 			g_snprintf(text, sizeof text, "%s (%s)", alpha, cl_smooth_alpha_rule_name(r->alpha.rule));
