@@ -75,6 +75,8 @@ typedef enum ClLossType {
 	CL_LOSS_FINAL_POSITION,   /* weight·‖p_N − target‖² */
 	CL_LOSS_FINAL_COORDINATE, /* weight·p_N[axis] */
 	CL_LOSS_CONTROL_EFFORT,   /* weight·Σ_n ‖u_n‖²·dt */
+	/* weight·Σ_k ‖p(t_k) − (x_k, y_k)‖², p linear within the step holding t_k */
+	CL_LOSS_TRAJECTORY_MATCH,
 	CL_LOSS_TYPE_COUNT
 } ClLossType;
 
@@ -84,6 +86,10 @@ typedef struct ClLossTerm {
 	int axis;  /* 0 = x, 1 = y (final_coordinate) */
 	ClVec2 target;
 	double weight;
+	/* trajectory_match: observation_count (t, x, y) triples, owned by the
+	 * scene (cl_loss_set_observations), t in [0, duration] */
+	int observation_count;
+	double *observations;
 } ClLossTerm;
 
 #define CL_OPTIMIZE_PARAMS_MAX 16
@@ -175,6 +181,9 @@ ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type);
 void cl_scene_remove_ball(ClScene *scene, int index); /* also drops its loss terms */
 void cl_scene_remove_wall(ClScene *scene, int index);
 void cl_scene_remove_loss(ClScene *scene, int index);
+/* Replaces a trajectory_match term's observations by a copy of count (t, x, y)
+ * triples; false when out of memory (the term is left as it was). */
+bool cl_loss_set_observations(ClLossTerm *term, const double *triples, int count);
 int cl_scene_find_ball(const ClScene *scene, const char *id);
 int cl_scene_find_wall(const ClScene *scene, const char *id);
 
@@ -456,8 +465,14 @@ bool cl_rollout_param_tangent(const ClRollout *rollout, const ClParam *param, do
  * may be NULL (zero). ds_final (state size) may be NULL. */
 double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
 
-/* The loss of a final state and controls, and its partial derivatives. */
+/* The loss of a final state and controls, and its partial derivatives:
+ * every term but trajectory_match, which reads the whole trajectory. */
 double cl_loss(const ClScene *scene, const double *s_final, const double *u, double *dl_ds, double *dl_du);
+/* The trajectory_match terms of states ((steps + 1) × state size), and
+ * with dl_ds (state size) non-NULL their partial derivative with respect
+ * to state n added into dl_ds. cl_rollout_loss is cl_loss of the final
+ * state plus this. */
+double cl_loss_observations(const ClScene *scene, const double *states, int n, double *dl_ds);
 
 /* ------------------------------------------------------------ gradients */
 
