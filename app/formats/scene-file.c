@@ -393,7 +393,7 @@ static void read_estimator(ClJsonReader *rd, JsonObject *object, const char *pat
 		char *p = cl_json_child_path(path, "gradient");
 		int estimator = cl_json_read_string(rd, gradient, p, &name) ? cl_gradient_estimator_find(name) : -2;
 		if (estimator == -1)
-			cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"");
+			cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\", \"aobg\" or \"fd\"");
 		if (estimator >= 0)
 			def->gradient = (ClGradientEstimator)estimator;
 		g_free(p);
@@ -419,7 +419,7 @@ static void read_estimator(ClJsonReader *rd, JsonObject *object, const char *pat
 			def->seed = (uint64_t)x;
 	}
 	g_free(p);
-	if (def->gradient != CL_GRADIENT_ADJOINT && !sigma)
+	if (def->gradient != CL_GRADIENT_ADJOINT && def->gradient != CL_GRADIENT_FD && !sigma)
 		cl_json_fail(rd, path, "\"sigma\" is required with \"gradient\": \"%s\"",
 					 cl_gradient_estimator_name(def->gradient));
 }

@@ -456,10 +456,11 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 	const ClOptimizeDef *od = &scene->optimize;
 	if (od->gradient < 0 || od->gradient >= CL_GRADIENT_ESTIMATOR_COUNT)
 		return fail(message, size, "optimize.gradient: unknown estimator");
-	if (od->gradient != CL_GRADIENT_ADJOINT && !(isfinite(od->sigma) && od->sigma > 0.0))
+	bool sampled = od->gradient != CL_GRADIENT_ADJOINT && od->gradient != CL_GRADIENT_FD;
+	if (sampled && !(isfinite(od->sigma) && od->sigma > 0.0))
 		return fail(message, size, "optimize.sigma: must be positive and finite with optimize.gradient \"%s\"",
 					cl_gradient_estimator_name(od->gradient));
-	if (od->gradient != CL_GRADIENT_ADJOINT && (od->samples < 2 || od->samples > 1000000))
+	if (sampled && (od->samples < 2 || od->samples > 1000000))
 		return fail(message, size, "optimize.samples: must be between 2 and 1000000");
 	for (int b = 0; b < cl_backend_count(); b++) {
 		const ClBackendInfo *info = cl_backend_info(b);

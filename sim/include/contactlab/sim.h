@@ -93,6 +93,7 @@ typedef struct ClLossTerm {
 } ClLossTerm;
 
 #define CL_OPTIMIZE_PARAMS_MAX 16
+#define CL_OPTIMIZE_POSITIVE_MIN 1e-6
 #define CL_OPTIMIZE_SAMPLES_DEFAULT 100
 #define CL_OPTIMIZE_SEED_DEFAULT 1
 
@@ -108,15 +109,25 @@ typedef enum ClGradientEstimator {
 	CL_GRADIENT_ZOBG,    /* zeroth order: losses at θ + w only */
 	CL_GRADIENT_FOBG,    /* first order: the mean adjoint at θ + w */
 	CL_GRADIENT_AOBG,    /* their α-interpolation */
+	/* central differences of the backend's own loss (cl_fd_step), one pair
+	 * of runs per parameter: only when asked for, e.g. for a physical
+	 * parameter a backend has no adjoint of */
+	CL_GRADIENT_FD,
 	CL_GRADIENT_ESTIMATOR_COUNT
 } ClGradientEstimator;
 
-const char *cl_gradient_estimator_name(ClGradientEstimator estimator); /* "adjoint", "zobg", "fobg", "aobg" */
+const char *cl_gradient_estimator_name(ClGradientEstimator estimator); /* "adjoint", "zobg", "fobg", "aobg", "fd" */
 int cl_gradient_estimator_find(const char *name);                      /* −1 when unknown */
 
 /* What gradient descent changes. A name is a scalar parameter
- * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position") or a
- * whole control sequence ("ball1.control"). */
+ * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position"), a
+ * whole control sequence ("ball1.control") or a physical parameter, named
+ * as --set names it ("elasticity", "friction", "gravity.y", "duration",
+ * "ball.radius", "ball.mass", "wall.point.x", "wall.angle"). A physical
+ * parameter needs the backend's adjoint of it (cl_backend_has_param_adjoint)
+ * or gradient CL_GRADIENT_FD or CL_GRADIENT_ZOBG; after each step it is
+ * projected back to its valid range: elasticity to [0, 1], friction to
+ * [0, ∞), radii, masses and the duration to [CL_OPTIMIZE_POSITIVE_MIN, ∞). */
 typedef struct ClOptimizeDef {
 	int parameter_count;
 	char parameters[CL_OPTIMIZE_PARAMS_MAX][CL_NAME_MAX];
