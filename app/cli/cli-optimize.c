@@ -85,6 +85,10 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	ClParam *params = cl_optimize_expand(scene, def, &count, message, sizeof message);
 	if (!params)
 		return cl_cli_fail(CL_EXIT_BAD_INPUT, "%s: %s", scene->name, message);
+	if (!cl_optimize_check(scene, backend, def, message, sizeof message)) {
+		g_free(params);
+		return cl_cli_fail(CL_EXIT_BAD_INPUT, "%s: %s", scene->name, message);
+	}
 	Recorder rec = {.params = params, .count = count};
 	rec.scalars = g_array_new(FALSE, FALSE, sizeof(int));
 	gboolean has_controls = FALSE;

@@ -226,6 +226,15 @@ static bool smoothed_gradient(ClScene *work, int backend, const ClOptimizeDef *d
 	return ok;
 }
 
+bool cl_optimize_check(const ClScene *scene, int backend, const ClOptimizeDef *def, char *message, size_t size)
+{
+	int count;
+	ClParam *params = cl_optimize_expand(scene, def, &count, message, size);
+	bool ok = params && !refuse(scene, backend, def, params, count, message, size);
+	free(params);
+	return ok;
+}
+
 void cl_optimize_result_clear(ClOptimizeResult *result)
 {
 	free(result->loss);

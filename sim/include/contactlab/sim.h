@@ -570,6 +570,10 @@ void cl_optimize_result_clear(ClOptimizeResult *result);
 /* The scalar parameters an optimize def expands to, and the scene with values applied. */
 ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int *count, char *message, size_t size);
 void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const double *values);
+/* True when the backend can descend along def->gradient for every
+ * parameter def expands to; else false with the reason in message (the
+ * one cl_optimize would stop on at once). */
+bool cl_optimize_check(const ClScene *scene, int backend, const ClOptimizeDef *def, char *message, size_t size);
 
 /* ------------------------------------------------------ analytic optimum */
 
