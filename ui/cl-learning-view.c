@@ -123,7 +123,9 @@ static ClOptimizeDef current_def(ClLearningView *self)
 	def.iterations = gtk_spin_button_get_value_as_int(self->iterations);
 	def.optimizer = gtk_drop_down_get_selected(self->optimizer) == 1 ? CL_OPTIMIZER_ADAM : CL_OPTIMIZER_GD;
 	def.gradient = (ClGradientEstimator)gtk_drop_down_get_selected(self->estimator);
-	def.sigma = def.gradient == CL_GRADIENT_ADJOINT ? def.sigma : gtk_spin_button_get_value(self->sigma);
+	def.sigma = def.gradient == CL_GRADIENT_ADJOINT || def.gradient == CL_GRADIENT_FD
+					? def.sigma
+					: gtk_spin_button_get_value(self->sigma);
 	def.samples = gtk_spin_button_get_value_as_int(self->samples);
 	return def;
 }
@@ -362,7 +364,8 @@ static void refresh_live(ClLearningView *self)
 /* σ and the sample count matter only for the smoothed estimators. */
 static void estimator_changed(ClLearningView *self)
 {
-	gtk_widget_set_sensitive(self->smoothing_grid, gtk_drop_down_get_selected(self->estimator) != CL_GRADIENT_ADJOINT);
+	guint e = gtk_drop_down_get_selected(self->estimator);
+	gtk_widget_set_sensitive(self->smoothing_grid, e != CL_GRADIENT_ADJOINT && e != CL_GRADIENT_FD);
 }
 
 static void options_changed(ClLearningView *self)
@@ -454,7 +457,7 @@ static gboolean apply_options(ClLearningView *self, GVariant *options, GError **
 	if (g_variant_lookup(options, "gradient", "&s", &s)) {
 		int e = cl_gradient_estimator_find(s);
 		if (e < 0) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg or aobg",
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg, aobg or fd",
 						s);
 			return FALSE;
 		}
