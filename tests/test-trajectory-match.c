@@ -193,6 +193,9 @@ static void test_csv(void)
 		{"0.1,0.1,nan\n", "line 1: must be three finite numbers"},
 		{"t,x,y\n0.5,0,0\n1.5,0,0\n", "\"obs.csv\" line 3: t = 1.5 is outside [0, 1]"},
 		{"t,x,y\n", "\"obs.csv\" has no observations"},
+		/* a line is quoted short and without control characters */
+		{"0.1,\x1b[31mred,0\n", "(got \"0.1,?[31mred,0\")"},
+		{"0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1\n", "(got \"0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,…\")"},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		g_assert_true(g_file_set_contents(csv, bad[i].content, -1, NULL));

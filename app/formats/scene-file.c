@@ -222,6 +222,22 @@ static gboolean csv_number(const char *text, double *out)
 	return *end == '\0' && end != text && isfinite(*out);
 }
 
+/* At most 40 characters of a line for a message, valid UTF-8 without
+ * control characters (a file cannot put terminal escapes in a message). */
+static char *quoted_line(const char *line)
+{
+	char *valid = g_utf8_make_valid(line, -1);
+	glong length = g_utf8_strlen(valid, -1);
+	char *cut = length > 40 ? g_utf8_substring(valid, 0, 40) : g_strdup(valid);
+	g_free(valid);
+	for (char *c = cut; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	char *out = length > 40 ? g_strconcat(cut, "…", NULL) : g_strdup(cut);
+	g_free(cut);
+	return out;
+}
+
 /* observations from a CSV file: a header "t,x,y" (optional) and rows of three numbers. */
 static gboolean read_observations_csv(ClJsonReader *rd, const ClScene *scene, const char *name, const char *path,
 									  GArray *rows)
@@ -259,9 +275,12 @@ static gboolean read_observations_csv(ClJsonReader *rd, const ClScene *scene, co
 			g_strfreev(cells);
 			continue; /* the header */
 		}
-		if (!numbers)
+		if (!numbers) {
+			char *shown = quoted_line(line);
 			ok = cl_json_fail(rd, path, "\"%s\" line %d: must be three finite numbers t,x,y (got \"%s\")", name,
-							  i + 1, line);
+							  i + 1, shown);
+			g_free(shown);
+		}
 		else if (v[0] < 0.0 || v[0] > scene->duration)
 			ok = cl_json_fail(rd, path, "\"%s\" line %d: t = %s is outside [0, %s] (the duration)", name, i + 1,
 							  cl_format_number(v[0]).text, cl_format_number(scene->duration).text);
