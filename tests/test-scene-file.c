@@ -231,8 +231,8 @@ static const BadCase bad_cases[] = {
 	 "\"optimizer\": \"lbfgs\"}}",
 	 "optimize.optimizer: must be \"gd\" or \"adam\"", CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
-	 "\"gradient\": \"fd\"}}",
-	 "optimize.gradient: must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"", CL_SCENE_FILE_ERROR_INVALID},
+	 "\"gradient\": \"newton\"}}",
+	 "optimize.gradient: must be \"adjoint\", \"zobg\", \"fobg\", \"aobg\" or \"fd\"", CL_SCENE_FILE_ERROR_INVALID},
 	{"{\"contactlab\": 1, \"duration\": 1, \"steps\": 4, \"balls\": [], \"optimize\": {\"parameters\": [], "
 	 "\"gradient\": \"zobg\"}}",
 	 "optimize: \"sigma\" is required with \"gradient\": \"zobg\"", CL_SCENE_FILE_ERROR_INVALID},

@@ -646,7 +646,9 @@ static void build_loss_section(ClInspector *self, const ClScene *s)
 		gtk_widget_set_margin_top(grid, 4);
 		char *what = t->type == CL_LOSS_FINAL_POSITION	 ? g_strdup_printf("w·‖p_N − target‖² of %s", ball)
 					 : t->type == CL_LOSS_FINAL_COORDINATE ? g_strdup_printf("w·p_N of %s (one axis)", ball)
-														   : g_strdup_printf("w·Σ‖u‖²dt of %s", ball);
+					 : t->type == CL_LOSS_TRAJECTORY_MATCH
+						 ? g_strdup_printf("w·Σ‖p(t_k) − o_k‖² of %s (%d observations)", ball, t->observation_count)
+						 : g_strdup_printf("w·Σ‖u‖²dt of %s", ball);
 		GtkWidget *title = gtk_label_new(what);
 		gtk_label_set_xalign(GTK_LABEL(title), 0);
 		gtk_widget_set_hexpand(title, TRUE);

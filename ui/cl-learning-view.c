@@ -78,14 +78,29 @@ static void refresh_parameters(ClLearningView *self)
 	for (int k = 0; k < scene->optimize.parameter_count; k++)
 		g_ptr_array_add(names, g_strdup(scene->optimize.parameters[k]));
 	static const char *const vectors[] = {"position", "velocity", "control"};
+	GPtrArray *more = g_ptr_array_new();
 	for (int b = 0; b < scene->ball_count; b++)
-		for (gsize v = 0; v < G_N_ELEMENTS(vectors); v++) {
-			char *name = g_strdup_printf("%s.%s", scene->balls[b].id, vectors[v]);
-			if (!g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL))
-				g_ptr_array_add(names, name);
-			else
-				g_free(name);
+		for (gsize v = 0; v < G_N_ELEMENTS(vectors); v++)
+			g_ptr_array_add(more, g_strdup_printf("%s.%s", scene->balls[b].id, vectors[v]));
+	/* then the physical parameters (system identification, design): the
+	 * global ones, the radius and mass of the balls that matter, the walls' angles */
+	g_ptr_array_add(more, g_strdup("elasticity"));
+	g_ptr_array_add(more, g_strdup("friction"));
+	for (int b = 0; b < scene->ball_count; b++)
+		if (cl_scene_ball_matters(scene, b)) {
+			g_ptr_array_add(more, g_strdup_printf("%s.radius", scene->balls[b].id));
+			g_ptr_array_add(more, g_strdup_printf("%s.mass", scene->balls[b].id));
 		}
+	for (int w = 0; w < scene->wall_count; w++)
+		g_ptr_array_add(more, g_strdup_printf("%s.angle", scene->walls[w].id));
+	for (guint i = 0; i < more->len; i++) {
+		char *name = g_ptr_array_index(more, i);
+		if (!g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL))
+			g_ptr_array_add(names, name);
+		else
+			g_free(name);
+	}
+	g_ptr_array_free(more, TRUE);
 	GtkWidget *child;
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->parameter_box))))
 		gtk_box_remove(self->parameter_box, child);
@@ -123,7 +138,9 @@ static ClOptimizeDef current_def(ClLearningView *self)
 	def.iterations = gtk_spin_button_get_value_as_int(self->iterations);
 	def.optimizer = gtk_drop_down_get_selected(self->optimizer) == 1 ? CL_OPTIMIZER_ADAM : CL_OPTIMIZER_GD;
 	def.gradient = (ClGradientEstimator)gtk_drop_down_get_selected(self->estimator);
-	def.sigma = def.gradient == CL_GRADIENT_ADJOINT ? def.sigma : gtk_spin_button_get_value(self->sigma);
+	def.sigma = def.gradient == CL_GRADIENT_ADJOINT || def.gradient == CL_GRADIENT_FD
+					? def.sigma
+					: gtk_spin_button_get_value(self->sigma);
 	def.samples = gtk_spin_button_get_value_as_int(self->samples);
 	return def;
 }
@@ -362,7 +379,8 @@ static void refresh_live(ClLearningView *self)
 /* σ and the sample count matter only for the smoothed estimators. */
 static void estimator_changed(ClLearningView *self)
 {
-	gtk_widget_set_sensitive(self->smoothing_grid, gtk_drop_down_get_selected(self->estimator) != CL_GRADIENT_ADJOINT);
+	guint e = gtk_drop_down_get_selected(self->estimator);
+	gtk_widget_set_sensitive(self->smoothing_grid, e != CL_GRADIENT_ADJOINT && e != CL_GRADIENT_FD);
 }
 
 static void options_changed(ClLearningView *self)
@@ -454,7 +472,7 @@ static gboolean apply_options(ClLearningView *self, GVariant *options, GError **
 	if (g_variant_lookup(options, "gradient", "&s", &s)) {
 		int e = cl_gradient_estimator_find(s);
 		if (e < 0) {
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg or aobg",
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "gradient %s: expected adjoint, zobg, fobg, aobg or fd",
 						s);
 			return FALSE;
 		}

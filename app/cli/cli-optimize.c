@@ -85,6 +85,10 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	ClParam *params = cl_optimize_expand(scene, def, &count, message, sizeof message);
 	if (!params)
 		return cl_cli_fail(CL_EXIT_BAD_INPUT, "%s: %s", scene->name, message);
+	if (!cl_optimize_check(scene, backend, def, message, sizeof message)) {
+		g_free(params);
+		return cl_cli_fail(CL_EXIT_BAD_INPUT, "%s: %s", scene->name, message);
+	}
 	Recorder rec = {.params = params, .count = count};
 	rec.scalars = g_array_new(FALSE, FALSE, sizeof(int));
 	gboolean has_controls = FALSE;
@@ -111,7 +115,9 @@ static int run(ClScene *scene, int backend, const ClOptimizeDef *def, const char
 	printf("%s: optimize %d parameter%s with %s, %s, learning rate %s, %d iterations", scene->name, count,
 		   count == 1 ? "" : "s", id, def->optimizer == CL_OPTIMIZER_ADAM ? "Adam" : "gradient descent",
 		   cl_format_number(def->learning_rate).text, def->iterations);
-	if (def->gradient != CL_GRADIENT_ADJOINT)
+	if (def->gradient == CL_GRADIENT_FD)
+		printf(", along central differences of its loss");
+	else if (def->gradient != CL_GRADIENT_ADJOINT)
 		printf(", along %s of the loss smoothed with σ = %s (%d samples, seed %" G_GUINT64_FORMAT " + iteration)",
 			   cl_gradient_estimator_name(def->gradient), cl_format_number(def->sigma).text, def->samples,
 			   (guint64)def->seed);
@@ -221,16 +227,21 @@ out:
 int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *csv = NULL, *controls = NULL, *lr_text = NULL, *iters_text = NULL;
-	char *gradient = NULL;
+	char *gradient = NULL, **param_names = NULL;
 	ClCliSampling sampling = CL_CLI_SAMPLING_INIT;
 	ClCliFigureFiles figures = CL_CLI_FIGURE_FILES_INIT;
 	GOptionEntry entries[] = {
 		{"backend", 'b', 0, G_OPTION_ARG_STRING_ARRAY, &backend_ids, "The backend (required)", "ID"},
 		{"lr", 0, 0, G_OPTION_ARG_STRING, &lr_text, "Learning rate (default: the scene's)", "X"},
 		{"iters", 0, 0, G_OPTION_ARG_STRING, &iters_text, "Iterations (default: the scene's)", "N"},
+		{"param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &param_names,
+		 "Optimize this parameter instead of the scene's optimize.parameters (repeatable; e.g. elasticity, "
+		 "ball.radius, wall.angle, ball.velocity)",
+		 "NAME"},
 		{"gradient", 0, 0, G_OPTION_ARG_STRING, &gradient,
-		 "Descend along the adjoint or a smoothed estimate (default: the scene's optimize.gradient)",
-		 "adjoint|zobg|fobg|aobg"},
+		 "Descend along the adjoint, a smoothed estimate or central differences (default: the scene's "
+		 "optimize.gradient)",
+		 "adjoint|zobg|fobg|aobg|fd"},
 		CL_CLI_SAMPLING_OPTIONS(sampling),
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write iteration,loss,PARAM… (- for stdout)", "FILE"},
 		{"controls-csv", 0, 0, G_OPTION_ARG_FILENAME, &controls, "Write the learned controls step,ux,uy", "FILE"},
@@ -248,7 +259,10 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 							  "final loss and parameters, and the final parameters' loss under the exact dynamics;\n"
 							  "--png, --svg and/or --pdf draw the learning curve (loss per iteration). With\n"
 							  "--gradient zobg|fobg|aobg it descends along an estimate of the gradient of the loss\n"
-							  "smoothed with σ (--sigma), from --samples fresh samples per iteration.",
+							  "smoothed with σ (--sigma), from --samples fresh samples per iteration; with\n"
+							  "--gradient fd along central differences of the backend's own loss. Physical\n"
+							  "parameters (elasticity, friction, ball.radius, ball.mass, wall.angle, …) are\n"
+							  "projected back to their valid range after each step.",
 							  entries, argc, argv, &positional, &error))
 		goto out;
 	if (!cl_cli_one_scene("optimize", positional, &error))
@@ -269,8 +283,25 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 	if (!cl_cli_real_option("--lr", lr_text, 0, TRUE, 1e9, &def.learning_rate, &error) ||
 		!cl_cli_whole_option("--iters", iters_text, 0, 1000000, &def.iterations, &error))
 		goto out;
+	if (param_names) {
+		def.parameter_count = 0;
+		for (int k = 0; param_names[k]; k++) {
+			if (k >= CL_OPTIMIZE_PARAMS_MAX) {
+				g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+							"--param: at most %d parameters", CL_OPTIMIZE_PARAMS_MAX);
+				goto out;
+			}
+			if (strlen(param_names[k]) >= sizeof def.parameters[k]) {
+				g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--param %s: name too long",
+							param_names[k]);
+				goto out;
+			}
+			g_strlcpy(def.parameters[k], param_names[k], sizeof def.parameters[k]);
+			def.parameter_count = k + 1;
+		}
+	}
 	if (gradient) {
-		static const char *const estimators[] = {"adjoint", "zobg", "fobg", "aobg", NULL};
+		static const char *const estimators[] = {"adjoint", "zobg", "fobg", "aobg", "fd", NULL};
 		if (!cl_cli_check_choice("--gradient", gradient, estimators, &error))
 			goto out;
 		def.gradient = (ClGradientEstimator)cl_gradient_estimator_find(gradient);
@@ -283,13 +314,14 @@ int cl_cmd_optimize(int argc, char **argv, gboolean check_only)
 		def.samples = sampling.samples;
 	if (sampling.seed != -1)
 		def.seed = (uint64_t)sampling.seed;
-	if (def.gradient == CL_GRADIENT_ADJOINT && cl_cli_sampling_given(&sampling)) {
+	if ((def.gradient == CL_GRADIENT_ADJOINT || def.gradient == CL_GRADIENT_FD) && cl_cli_sampling_given(&sampling)) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-					"--%s: only --gradient zobg, fobg or aobg samples (the scene's optimize.gradient is adjoint)",
-					sampling.sigma ? "sigma" : sampling.samples != -1 ? "samples" : "seed");
+					"--%s: only --gradient zobg, fobg or aobg samples (the gradient is %s)",
+					sampling.sigma ? "sigma" : sampling.samples != -1 ? "samples" : "seed",
+					cl_gradient_estimator_name(def.gradient));
 		goto out;
 	}
-	if (def.gradient != CL_GRADIENT_ADJOINT && !(def.sigma > 0)) {
+	if (def.gradient != CL_GRADIENT_ADJOINT && def.gradient != CL_GRADIENT_FD && !(def.sigma > 0)) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
 					"optimize: --gradient %s needs --sigma S (or optimize.sigma in the scene)",
 					cl_gradient_estimator_name(def.gradient));
@@ -311,6 +343,7 @@ out:
 	g_strfreev(positional);
 	g_strfreev(backend_ids);
 	g_strfreev(settings);
+	g_strfreev(param_names);
 	g_free(csv);
 	g_free(controls);
 	g_free(lr_text);

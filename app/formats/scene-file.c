@@ -196,13 +196,148 @@ static const char *const loss_type_names[CL_LOSS_TYPE_COUNT] = {
 	[CL_LOSS_FINAL_POSITION] = "final_position",
 	[CL_LOSS_FINAL_COORDINATE] = "final_coordinate",
 	[CL_LOSS_CONTROL_EFFORT] = "control_effort",
+	[CL_LOSS_TRAJECTORY_MATCH] = "trajectory_match",
 };
+
+/* The folder a scene file's relative paths start from: the file's own
+ * when the reader reads one, else the working directory. */
+static char *scene_folder(const ClJsonReader *rd)
+{
+	if (rd->file && g_file_test(rd->file, G_FILE_TEST_IS_REGULAR))
+		return g_path_get_dirname(rd->file);
+	return g_strdup(".");
+}
+
+/* One number of a CSV cell, surrounding blanks allowed. */
+static gboolean csv_number(const char *text, double *out)
+{
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (!*text)
+		return FALSE;
+	char *end;
+	*out = g_ascii_strtod(text, &end);
+	while (*end == ' ' || *end == '\t' || *end == '\r')
+		end++;
+	return *end == '\0' && end != text && isfinite(*out);
+}
+
+/* At most 40 characters of a line for a message, valid UTF-8 without
+ * control characters (a file cannot put terminal escapes in a message). */
+static char *quoted_line(const char *line)
+{
+	char *valid = g_utf8_make_valid(line, -1);
+	glong length = g_utf8_strlen(valid, -1);
+	char *cut = length > 40 ? g_utf8_substring(valid, 0, 40) : g_strdup(valid);
+	g_free(valid);
+	for (char *c = cut; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	char *out = length > 40 ? g_strconcat(cut, "…", NULL) : g_strdup(cut);
+	g_free(cut);
+	return out;
+}
+
+/* observations from a CSV file: a header "t,x,y" (optional) and rows of three numbers. */
+static gboolean read_observations_csv(ClJsonReader *rd, const ClScene *scene, const char *name, const char *path,
+									  GArray *rows)
+{
+	if (!name[0])
+		return cl_json_fail(rd, path, "must name a CSV file (columns t,x,y)");
+	char *folder = scene_folder(rd);
+	char *file = g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(folder, name, NULL);
+	g_free(folder);
+	char *data = NULL;
+	gsize length = 0;
+	GError *error = NULL;
+	gboolean ok = cl_input_file_read(file, CL_INPUT_FILE_MAX, &data, &length, CL_SCENE_FILE_ERROR,
+									 CL_SCENE_FILE_ERROR_IO, &error);
+	if (!ok) {
+		cl_json_fail(rd, path, "cannot read \"%s\": %s", name, error->message);
+		g_error_free(error);
+		g_free(file);
+		return FALSE;
+	}
+	g_free(file);
+	char **lines = g_strsplit(data, "\n", -1);
+	g_free(data);
+	for (int i = 0; ok && lines[i]; i++) {
+		char *line = g_strstrip(lines[i]);
+		if (!line[0])
+			continue;
+		char **cells = g_strsplit(line, ",", -1);
+		guint n = g_strv_length(cells);
+		double v[3];
+		gboolean numbers = n == 3 && csv_number(cells[0], &v[0]) && csv_number(cells[1], &v[1]) &&
+						   csv_number(cells[2], &v[2]);
+		if (!numbers && rows->len == 0 && n == 3 && strcmp(g_strstrip(cells[0]), "t") == 0 &&
+			strcmp(g_strstrip(cells[1]), "x") == 0 && strcmp(g_strstrip(cells[2]), "y") == 0) {
+			g_strfreev(cells);
+			continue; /* the header */
+		}
+		if (!numbers) {
+			char *shown = quoted_line(line);
+			ok = cl_json_fail(rd, path, "\"%s\" line %d: must be three finite numbers t,x,y (got \"%s\")", name,
+							  i + 1, shown);
+			g_free(shown);
+		}
+		else if (v[0] < 0.0 || v[0] > scene->duration)
+			ok = cl_json_fail(rd, path, "\"%s\" line %d: t = %s is outside [0, %s] (the duration)", name, i + 1,
+							  cl_format_number(v[0]).text, cl_format_number(scene->duration).text);
+		else
+			g_array_append_vals(rows, v, 3);
+		g_strfreev(cells);
+	}
+	g_strfreev(lines);
+	if (ok && rows->len == 0)
+		ok = cl_json_fail(rd, path, "\"%s\" has no observations (rows t,x,y)", name);
+	return ok;
+}
+
+/* "observations": [[t, x, y], …] or "FILE.csv" */
+static void read_observations(ClJsonReader *rd, const ClScene *scene, ClLossTerm *term, JsonNode *node,
+							  const char *path)
+{
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(double));
+	gboolean ok = TRUE;
+	if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
+		ok = read_observations_csv(rd, scene, json_node_get_string(node), path, rows);
+	} else {
+		JsonArray *a = NULL;
+		ok = cl_json_read_array(rd, node, path, &a);
+		if (ok && json_array_get_length(a) == 0)
+			ok = cl_json_fail(rd, path, "must hold at least one [t, x, y] (or name a CSV file)");
+		for (guint i = 0; ok && i < json_array_get_length(a); i++) {
+			char *p = g_strdup_printf("%s[%u]", path, i);
+			JsonArray *row = NULL;
+			ok = cl_json_read_array(rd, json_array_get_element(a, i), p, &row);
+			if (ok && json_array_get_length(row) != 3)
+				ok = cl_json_fail(rd, p, "must be [t, x, y] (got %u numbers)", json_array_get_length(row));
+			double v[3] = {0, 0, 0};
+			for (guint c = 0; ok && c < 3; c++) {
+				char *q = g_strdup_printf("%s[%u]", p, c);
+				ok = cl_json_read_number(rd, json_array_get_element(row, c), q, &v[c]);
+				g_free(q);
+			}
+			if (ok && (v[0] < 0.0 || v[0] > scene->duration))
+				ok = cl_json_fail(rd, p, "t = %s is outside [0, %s] (the duration)", cl_format_number(v[0]).text,
+								  cl_format_number(scene->duration).text);
+			if (ok)
+				g_array_append_vals(rows, v, 3);
+			g_free(p);
+		}
+	}
+	if (ok && !cl_loss_set_observations(term, (const double *)(void *)rows->data, (int)(rows->len / 3)))
+		cl_json_fail(rd, path, "out of memory");
+	g_array_free(rows, TRUE);
+}
 
 static void read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const char *path)
 {
 	static const char *const keys_position[] = {"type", "ball", "target", "weight", NULL};
 	static const char *const keys_coordinate[] = {"type", "ball", "axis", "weight", NULL};
 	static const char *const keys_effort[] = {"type", "ball", "weight", NULL};
+	static const char *const keys_match[] = {"type", "ball", "observations", "weight", NULL};
 	JsonObject *object = NULL;
 	if (!cl_json_read_object(rd, node, path, &object))
 		return;
@@ -218,13 +353,16 @@ static void read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const ch
 		if (strcmp(type_name, loss_type_names[t]) == 0)
 			type = t;
 	if (ok && type < 0)
-		ok = cl_json_fail(rd, p, "\"%s\" is not a loss type (final_position, final_coordinate or control_effort)",
+		ok = cl_json_fail(rd, p,
+						  "\"%s\" is not a loss type (final_position, final_coordinate, control_effort or "
+						  "trajectory_match)",
 						  type_name);
 	g_free(p);
 	if (!ok)
 		return;
 	const char *const *keys = type == CL_LOSS_FINAL_POSITION	  ? keys_position
 							  : type == CL_LOSS_FINAL_COORDINATE ? keys_coordinate
+							  : type == CL_LOSS_TRAJECTORY_MATCH ? keys_match
 																 : keys_effort;
 	cl_json_check_keys(rd, object, path, keys);
 	ClLossTerm *term = cl_scene_add_loss(scene, (ClLossType)type);
@@ -244,6 +382,13 @@ static void read_loss(ClJsonReader *rd, ClScene *scene, JsonNode *node, const ch
 	number_member(rd, object, path, "weight", FALSE, &term->weight);
 	if (type == CL_LOSS_FINAL_POSITION)
 		vec2_member(rd, object, path, "target", TRUE, &term->target);
+	JsonNode *observations =
+		type == CL_LOSS_TRAJECTORY_MATCH ? cl_json_member(rd, object, path, "observations", TRUE, &failed) : NULL;
+	if (observations) {
+		p = cl_json_child_path(path, "observations");
+		read_observations(rd, scene, term, observations, p);
+		g_free(p);
+	}
 	JsonNode *axis = type == CL_LOSS_FINAL_COORDINATE ? cl_json_member(rd, object, path, "axis", TRUE, &failed) : NULL;
 	if (axis) {
 		const char *axis_name = NULL;
@@ -267,7 +412,7 @@ static void read_estimator(ClJsonReader *rd, JsonObject *object, const char *pat
 		char *p = cl_json_child_path(path, "gradient");
 		int estimator = cl_json_read_string(rd, gradient, p, &name) ? cl_gradient_estimator_find(name) : -2;
 		if (estimator == -1)
-			cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\" or \"aobg\"");
+			cl_json_fail(rd, p, "must be \"adjoint\", \"zobg\", \"fobg\", \"aobg\" or \"fd\"");
 		if (estimator >= 0)
 			def->gradient = (ClGradientEstimator)estimator;
 		g_free(p);
@@ -293,7 +438,7 @@ static void read_estimator(ClJsonReader *rd, JsonObject *object, const char *pat
 			def->seed = (uint64_t)x;
 	}
 	g_free(p);
-	if (def->gradient != CL_GRADIENT_ADJOINT && !sigma)
+	if (def->gradient != CL_GRADIENT_ADJOINT && def->gradient != CL_GRADIENT_FD && !sigma)
 		cl_json_fail(rd, path, "\"sigma\" is required with \"gradient\": \"%s\"",
 					 cl_gradient_estimator_name(def->gradient));
 }
@@ -666,6 +811,19 @@ char *cl_scene_file_to_json(const ClScene *scene)
 			put_vec2(out, t->target);
 		} else if (t->type == CL_LOSS_FINAL_COORDINATE) {
 			g_string_append(out, t->axis ? ", \"axis\": \"y\"" : ", \"axis\": \"x\"");
+		} else if (t->type == CL_LOSS_TRAJECTORY_MATCH) {
+			/* written inline, whether they were read from a CSV file or not */
+			g_string_append(out, ", \"observations\": [");
+			for (int j = 0; j < t->observation_count; j++) {
+				g_string_append(out, j ? ", [" : "[");
+				for (int c = 0; c < 3; c++) {
+					if (c)
+						g_string_append(out, ", ");
+					put_number(out, t->observations[3 * j + c]);
+				}
+				g_string_append(out, "]");
+			}
+			g_string_append(out, "]");
 		}
 		g_string_append(out, ", \"weight\": ");
 		put_number(out, t->weight);

@@ -169,9 +169,9 @@ static ClPlotFigure *learning_figure(const ClLessonResult *r, const GArray *high
 	const ClOptimizeDef *od = &scene->optimize;
 	char sigma[32];
 	g_ascii_formatd(sigma, sizeof sigma, "%g", od->sigma); /* the window's locale must not change the figure */
-	char *title = od->gradient == CL_GRADIENT_ADJOINT
-					  ? g_strdup("Loss during gradient descent")
-					  : g_strdup_printf("Loss during descent along %s (σ = %s)",
+	char *title = od->gradient == CL_GRADIENT_ADJOINT ? g_strdup("Loss during gradient descent")
+				  : od->gradient == CL_GRADIENT_FD	  ? g_strdup("Loss during descent along central differences")
+													  : g_strdup_printf("Loss during descent along %s (σ = %s)",
 										od->gradient == CL_GRADIENT_ZOBG   ? "ZoBG"
 										: od->gradient == CL_GRADIENT_FOBG ? "FoBG"
 																		   : "AoBG",

@@ -145,9 +145,13 @@ void cl_view_fit_scene(ClView *view, const ClScene *s, const ClScene *result_sce
 	}
 	for (int i = 0; i < s->wall_count; i++)
 		extend(box, s->walls[i].point.x, s->walls[i].point.y);
-	for (int i = 0; i < s->loss_count; i++)
-		if (s->loss[i].type == CL_LOSS_FINAL_POSITION)
-			extend(box, s->loss[i].target.x, s->loss[i].target.y);
+	for (int i = 0; i < s->loss_count; i++) {
+		const ClLossTerm *t = &s->loss[i];
+		if (t->type == CL_LOSS_FINAL_POSITION)
+			extend(box, t->target.x, t->target.y);
+		for (int j = 0; t->type == CL_LOSS_TRAJECTORY_MATCH && j < t->observation_count; j++)
+			extend(box, t->observations[3 * j + 1], t->observations[3 * j + 2]);
+	}
 	if (result && result_scene->ball_count == s->ball_count) {
 		gsize ns = (gsize)cl_state_size(result_scene);
 		for (int k = 0; k < result->backend_count; k++) {
@@ -480,6 +484,17 @@ static void draw_targets(Ctx *c)
 	const ClScene *scene = c->in->scene;
 	for (int i = 0; i < scene->loss_count; i++) {
 		const ClLossTerm *t = &scene->loss[i];
+		if (t->type == CL_LOSS_TRAJECTORY_MATCH) {
+			/* the observations, small dots in the target's colour */
+			set_rgb(cr, c->target, 0.85);
+			for (int j = 0; j < t->observation_count; j++) {
+				ClVec2 q = screen(c, (ClVec2){t->observations[3 * j + 1], t->observations[3 * j + 2]});
+				cairo_new_sub_path(cr);
+				cairo_arc(cr, q.x, q.y, 2.5, 0, 2 * G_PI);
+			}
+			cairo_fill(cr);
+			continue;
+		}
 		if (t->type != CL_LOSS_FINAL_POSITION)
 			continue;
 		ClVec2 q = screen(c, t->target);

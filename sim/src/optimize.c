@@ -60,15 +60,6 @@ ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int 
 			*count = 0;
 			return NULL;
 		}
-		if (!cl_param_has_adjoint(&p)) {
-			snprintf(message, size,
-					 "optimize.parameters[%d]: \"%s\" cannot be optimized (only initial positions, velocities "
-					 "and controls have gradients)",
-					 k, name);
-			free(params);
-			*count = 0;
-			return NULL;
-		}
 		if (!push(&params, count, &capacity, p)) {
 			snprintf(message, size, "optimize.parameters[%d]: out of memory", k);
 			free(params);
@@ -95,7 +86,89 @@ static const char *const estimator_names[CL_GRADIENT_ESTIMATOR_COUNT] = {
 	[CL_GRADIENT_ZOBG] = "zobg",
 	[CL_GRADIENT_FOBG] = "fobg",
 	[CL_GRADIENT_AOBG] = "aobg",
+	[CL_GRADIENT_FD] = "fd",
 };
+
+/* θ back in its valid range after a step (sim.h: ClOptimizeDef). */
+static double project(const ClParam *p, double x)
+{
+	switch (p->target) {
+	case CL_PARAM_ELASTICITY:
+		return fmin(fmax(x, 0.0), 1.0);
+	case CL_PARAM_FRICTION:
+		return fmax(x, 0.0);
+	case CL_PARAM_RADIUS:
+	case CL_PARAM_MASS:
+	case CL_PARAM_DURATION:
+		return fmax(x, CL_OPTIMIZE_POSITIVE_MIN);
+	default:
+		return x;
+	}
+}
+
+/* Why the backend cannot descend along def->gradient for these
+ * parameters, into message; false when it can. */
+static bool refuse(const ClScene *scene, int backend, const ClOptimizeDef *def, const ClParam *params, int count,
+				   char *message, size_t size)
+{
+	const char *id = cl_backend_info(backend)->id;
+	for (int k = 0; k < count; k++) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, &params[k], name, sizeof name);
+		if (def->gradient == CL_GRADIENT_ADJOINT && !cl_backend_has_param_adjoint(backend, &params[k])) {
+			snprintf(message, size,
+					 "%s has no adjoint of dL/d%s; gradient \"fd\" takes central differences instead",
+					 id, name);
+			return true;
+		}
+		if ((def->gradient == CL_GRADIENT_FOBG || def->gradient == CL_GRADIENT_AOBG) &&
+			!cl_param_has_adjoint(&params[k])) {
+			snprintf(message, size,
+					 "%s needs the adjoint of dL/d%s at each sample (zobg or fd do not)",
+					 cl_gradient_estimator_name(def->gradient), name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The loss at the values set into work, and dL/dθ by the backend's adjoint
+ * (recorded with the parameter columns) or, for CL_GRADIENT_FD, central
+ * differences of its loss. False with a reason in status when it stops. */
+static bool physical_gradient(ClScene *work, int backend, const ClOptimizeDef *def, const ClParam *params, int count,
+							  int iteration, double *loss, double *g, ClStatus *status)
+{
+	ClRollout *r = cl_rollout_new(work, backend);
+	if (!r) {
+		*status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
+		snprintf(status->message, sizeof status->message, "out of memory for the optimization");
+		return false;
+	}
+	bool fd = def->gradient == CL_GRADIENT_FD;
+	cl_rollout_record_params(r, !fd);
+	cl_rollout_run(r, NULL, NULL, !fd);
+	*status = *cl_rollout_status(r);
+	*loss = cl_rollout_loss(r);
+	bool ok = !(cl_status_is_fatal(status->code) && status->code != CL_STATUS_OK);
+	if (ok && !fd)
+		cl_rollout_param_gradient(r, params, count, g);
+	cl_rollout_free(r);
+	for (int k = 0; ok && k < count; k++) {
+		if (fd) {
+			ClStatus fd_status;
+			g[k] = cl_finite_difference(work, backend, &params[k], cl_fd_step(work, backend, &params[k]), &fd_status);
+		}
+		if (!isfinite(g[k])) {
+			char name[CL_NAME_MAX];
+			cl_param_name(work, &params[k], name, sizeof name);
+			*status = (ClStatus){.code = CL_STATUS_NOT_FINITE, .step = -1};
+			snprintf(status->message, sizeof status->message, "iteration %d: the %s of dL/d%s is not finite",
+					 iteration, fd ? "central difference" : "adjoint", name);
+			ok = false;
+		}
+	}
+	return ok;
+}
 
 const char *cl_gradient_estimator_name(ClGradientEstimator estimator)
 {
@@ -153,6 +226,15 @@ static bool smoothed_gradient(ClScene *work, int backend, const ClOptimizeDef *d
 	return ok;
 }
 
+bool cl_optimize_check(const ClScene *scene, int backend, const ClOptimizeDef *def, char *message, size_t size)
+{
+	int count;
+	ClParam *params = cl_optimize_expand(scene, def, &count, message, size);
+	bool ok = params && !refuse(scene, backend, def, params, count, message, size);
+	free(params);
+	return ok;
+}
+
 void cl_optimize_result_clear(ClOptimizeResult *result)
 {
 	free(result->loss);
@@ -169,10 +251,17 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		def = &scene->optimize;
 	int count;
 	ClParam *params = cl_optimize_expand(scene, def, &count, result->status.message, sizeof result->status.message);
-	if (!params) {
+	if (!params || refuse(scene, backend, def, params, count, result->status.message,
+						   sizeof result->status.message)) {
 		result->status.code = CL_STATUS_UNSUPPORTED;
+		free(params);
 		return false;
 	}
+	/* physical parameters (and central differences) go through a copy of
+	 * the scene with the values set, rather than the rollout's s0 and u */
+	bool physical = def->gradient == CL_GRADIENT_FD;
+	for (int k = 0; k < count; k++)
+		physical = physical || !cl_param_has_adjoint(&params[k]);
 	/* a float32 peer stores its parameters in float32 and updates them there */
 	bool f32 = cl_backend_is_float32(scene, backend);
 	int ns = cl_state_size(scene), nu = cl_control_size(scene);
@@ -194,10 +283,10 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 	/* each parameter's entry of (s0, u) and of the adjoint's (g_s0, g_u) */
 	double **at = cl_calloc((size_t)count, sizeof(double *)), **grad_at = cl_calloc((size_t)count, sizeof(double *));
 	double *sigma = cl_calloc((size_t)count, sizeof(double)), *grad = cl_calloc((size_t)count, sizeof(double));
-	bool smoothed = def->gradient != CL_GRADIENT_ADJOINT;
+	bool smoothed = def->gradient != CL_GRADIENT_ADJOINT && def->gradient != CL_GRADIENT_FD;
 	bool ready = s0 && u && g_s0 && g_u && m && v && values && result->loss && at && grad_at && sigma && grad;
-	ClRollout *r = ready && !smoothed ? cl_rollout_new(scene, backend) : NULL;
-	ClScene *work = ready && smoothed ? cl_scene_copy(scene) : NULL;
+	ClRollout *r = ready && !smoothed && !physical ? cl_rollout_new(scene, backend) : NULL;
+	ClScene *work = ready && (smoothed || physical) ? cl_scene_copy(scene) : NULL;
 	if (!r && !work) {
 		result->status = (ClStatus){.code = CL_STATUS_MEMORY_LIMIT, .step = -1};
 		snprintf(result->status.message, sizeof result->status.message, "out of memory for the optimization");
@@ -207,8 +296,14 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 		cl_scene_controls(scene, u);
 	}
 	for (int k = 0; k < count; k++) {
-		at[k] = cl_param_slot(scene, &params[k], s0, u);
-		grad_at[k] = cl_param_slot(scene, &params[k], g_s0, g_u);
+		if (physical) {
+			values[k] = cl_param_get(scene, &params[k]);
+			at[k] = &values[k];
+			grad_at[k] = &grad[k];
+		} else {
+			at[k] = cl_param_slot(scene, &params[k], s0, u);
+			grad_at[k] = cl_param_slot(scene, &params[k], g_s0, g_u);
+		}
 		*at[k] = cl_round(f32, *at[k]);
 		sigma[k] = def->sigma;
 	}
@@ -216,7 +311,13 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 	for (int it = 0; (r || work) && it < def->iterations; it++) {
 		ClStatus step_status;
 		const ClStatus *status = &step_status;
-		if (smoothed) {
+		if (physical && !smoothed) {
+			cl_optimize_apply(work, params, count, values);
+			if (!physical_gradient(work, backend, def, params, count, it, &result->loss[it], grad, &step_status)) {
+				result->status = step_status;
+				break;
+			}
+		} else if (smoothed) {
 			if (!smoothed_gradient(work, backend, def, params, count, at, it, sigma, &result->loss[it], grad,
 								   &step_status)) {
 				result->status = step_status;
@@ -248,6 +349,7 @@ bool cl_optimize(const ClScene *scene, int backend, const ClOptimizeDef *def, Cl
 			} else {
 				*x = cl_round(f32, *x - cl_round(f32, lr * cl_round(f32, g)));
 			}
+			*x = project(&params[k], *x); /* no change to initial states and controls */
 		}
 		result->iterations_done = it + 1;
 		if (progress) {

@@ -304,7 +304,8 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 	}
 	if (r->steps_done < r->steps)
 		return false;
-	r->loss = cl_loss(scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, NULL, NULL);
+	r->loss = cl_loss(scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, NULL, NULL) +
+			  cl_loss_observations(scene, r->states, 0, NULL);
 	return r->status.code == CL_STATUS_OK;
 }
 
@@ -398,11 +399,101 @@ double cl_loss(const ClScene *scene, const double *s, const double *u, double *d
 				}
 			}
 			break;
+		case CL_LOSS_TRAJECTORY_MATCH: /* cl_loss_observations */
 		case CL_LOSS_TYPE_COUNT:
 			break;
 		}
 	}
 	return loss;
+}
+
+/* Where observation time t falls: the step k holding it (the last for t =
+ * T) and the fraction alpha of that step at t. */
+static int observation_step(const ClScene *scene, double t, double *alpha)
+{
+	double x = t * scene->steps / scene->duration;
+	int k = (int)floor(x);
+	if (k >= scene->steps)
+		k = scene->steps - 1;
+	if (k < 0)
+		k = 0;
+	*alpha = x - k;
+	return k;
+}
+
+/* Visits every observation of every trajectory_match term: the ball's
+ * position interpolated between states k and k + 1, its residual d. */
+typedef void (*ObservationVisit)(const ClLossTerm *t, int k, double alpha, const double d[2], const double *a,
+								 const double *b, void *user);
+
+static double observations_visit(const ClScene *scene, const double *states, ObservationVisit visit, void *user)
+{
+	int ns = cl_state_size(scene);
+	double loss = 0.0;
+	for (int i = 0; i < scene->loss_count; i++) {
+		const ClLossTerm *t = &scene->loss[i];
+		if (t->type != CL_LOSS_TRAJECTORY_MATCH)
+			continue;
+		for (int j = 0; j < t->observation_count; j++) {
+			const double *o = t->observations + 3 * j;
+			double alpha;
+			int k = observation_step(scene, o[0], &alpha);
+			const double *a = states + (size_t)k * (size_t)ns + CL_BALL_STATE * t->ball;
+			const double *b = a + ns;
+			double d[2] = {(1.0 - alpha) * a[0] + alpha * b[0] - o[1], (1.0 - alpha) * a[1] + alpha * b[1] - o[2]};
+			loss += t->weight * (d[0] * d[0] + d[1] * d[1]);
+			if (visit)
+				visit(t, k, alpha, d, a, b, user);
+		}
+	}
+	return loss;
+}
+
+typedef struct StateGradient {
+	int n;
+	double *dl_ds;
+} StateGradient;
+
+static void add_state_gradient(const ClLossTerm *t, int k, double alpha, const double d[2], const double *a,
+							   const double *b, void *user)
+{
+	(void)a;
+	(void)b;
+	StateGradient *g = user;
+	double c = g->n == k ? 1.0 - alpha : g->n == k + 1 ? alpha : 0.0;
+	if (c == 0.0)
+		return;
+	g->dl_ds[CL_BALL_STATE * t->ball] += 2.0 * t->weight * c * d[0];
+	g->dl_ds[CL_BALL_STATE * t->ball + 1] += 2.0 * t->weight * c * d[1];
+}
+
+double cl_loss_observations(const ClScene *scene, const double *states, int n, double *dl_ds)
+{
+	StateGradient g = {n, dl_ds};
+	return observations_visit(scene, states, dl_ds ? add_state_gradient : NULL, &g);
+}
+
+typedef struct DurationPartial {
+	const ClScene *scene;
+	double sum;
+} DurationPartial;
+
+/* alpha = t·N/T − k: ∂alpha/∂T = −t·N/T² = −(alpha + k)/T */
+static void add_duration_partial(const ClLossTerm *t, int k, double alpha, const double d[2], const double *a,
+								 const double *b, void *user)
+{
+	DurationPartial *p = user;
+	double dalpha = -(alpha + k) / p->scene->duration;
+	p->sum += 2.0 * t->weight * dalpha * (d[0] * (b[0] - a[0]) + d[1] * (b[1] - a[1]));
+}
+
+/* True when some term reads states before the final one. */
+static bool loss_observes(const ClScene *scene)
+{
+	for (int i = 0; i < scene->loss_count; i++)
+		if (scene->loss[i].type == CL_LOSS_TRAJECTORY_MATCH)
+			return true;
+	return false;
 }
 
 static void fill_nan(double *x, size_t n)
@@ -436,8 +527,14 @@ void cl_rollout_gradient(const ClRollout *r, double *dl_ds0, double *dl_du)
 		return;
 	}
 	cl_loss(r->scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, lambda, g_u);
-	for (int n = r->steps - 1; n >= 0; n--)
+	bool observes = loss_observes(r->scene);
+	for (int n = r->steps - 1; n >= 0; n--) {
+		if (observes)
+			cl_loss_observations(r->scene, r->states, n + 1, lambda);
 		cl_tape_adjoint_step(&r->tape, n, lambda, g_u + (size_t)n * (size_t)nu, r->scratch);
+	}
+	if (observes)
+		cl_loss_observations(r->scene, r->states, 0, lambda);
 	if (dl_ds0)
 		memcpy(dl_ds0, lambda, sizeof(double) * (size_t)ns);
 	if (!dl_du)
@@ -461,10 +558,22 @@ double cl_rollout_jvp(const ClRollout *r, const double *ds0, const double *du, d
 	}
 	if (ds0)
 		memcpy(ds, ds0, sizeof(double) * (size_t)ns);
-	for (int n = 0; n < r->steps; n++)
-		cl_tape_forward_step(&r->tape, n, ds, du ? du + (size_t)n * (size_t)nu : NULL, r->scratch);
-	cl_loss(r->scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, dl_ds, dl_du);
+	/* the observations' share, state by state: dl_ds is zero between uses */
+	bool observes = loss_observes(r->scene);
 	double d = 0.0;
+	for (int n = 0; n <= r->steps; n++) {
+		if (n > 0)
+			cl_tape_forward_step(&r->tape, n - 1, ds, du ? du + (size_t)(n - 1) * (size_t)nu : NULL, r->scratch);
+		if (observes && n < r->steps) {
+			memset(dl_ds, 0, sizeof(double) * (size_t)ns);
+			cl_loss_observations(r->scene, r->states, n, dl_ds);
+			for (int i = 0; i < ns; i++)
+				d += dl_ds[i] * ds[i];
+		}
+	}
+	cl_loss(r->scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, dl_ds, dl_du);
+	if (observes)
+		cl_loss_observations(r->scene, r->states, r->steps, dl_ds);
 	for (int i = 0; i < ns; i++)
 		d += dl_ds[i] * ds[i];
 	if (du)
@@ -529,9 +638,20 @@ void cl_rollout_param_gradient(const ClRollout *r, const ClParam *params, int co
 		return;
 	}
 	cl_loss(scene, r->states + (size_t)r->steps * (size_t)ns, r->controls, lambda, direct_u);
-	for (int n = r->steps - 1; n >= 0; n--)
+	bool observes = loss_observes(scene);
+	for (int n = r->steps - 1; n >= 0; n--) {
+		if (observes)
+			cl_loss_observations(scene, r->states, n + 1, lambda);
 		cl_tape_adjoint_step_params(&r->tape, n, lambda, g_u + (size_t)n * (size_t)nu, g_theta, r->scratch);
+	}
+	if (observes)
+		cl_loss_observations(scene, r->states, 0, lambda);
 	g_theta[CL_PHYS_DURATION] += loss_duration_partial(scene, r->controls);
+	if (observes) {
+		DurationPartial partial = {scene, 0.0};
+		observations_visit(scene, r->states, add_duration_partial, &partial);
+		g_theta[CL_PHYS_DURATION] += partial.sum;
+	}
 	if (r->backend->accel_form) {
 		/* a = u/m + g: ∂/∂g = m ∂/∂u, ∂/∂m = −(u/m) ∂/∂u */
 		for (int n = 0; n < r->steps; n++)

@@ -61,13 +61,19 @@ ClScene *cl_scene_copy(const ClScene *scene)
 	copy->loss = duplicate(scene->loss, (size_t)scene->loss_count, sizeof *copy->loss, &ok);
 	copy->backend_params =
 		duplicate(scene->backend_params, (size_t)cl_backend_count(), sizeof *copy->backend_params, &ok);
+	for (int k = 0; k < copy->loss_count; k++)
+		if (copy->loss)
+			copy->loss[k].observations = duplicate(scene->loss[k].observations,
+												   3 * (size_t)scene->loss[k].observation_count, sizeof(double), &ok);
 	for (int i = 0; i < copy->ball_count; i++)
 		if (copy->balls && scene->balls[i].control_sequence)
 			copy->balls[i].control_sequence =
 				duplicate(scene->balls[i].control_sequence, (size_t)scene->steps, sizeof(ClVec2), &ok);
-	if (!ok || (scene->ball_count && !copy->balls)) {
+	if (!ok || (scene->ball_count && !copy->balls) || (scene->loss_count && !copy->loss)) {
 		if (!copy->balls)
 			copy->ball_count = 0;
+		if (!copy->loss)
+			copy->loss_count = 0;
 		cl_scene_free(copy);
 		return NULL;
 	}
@@ -80,6 +86,8 @@ void cl_scene_free(ClScene *scene)
 		return;
 	for (int i = 0; i < scene->ball_count; i++)
 		free(scene->balls[i].control_sequence);
+	for (int k = 0; k < scene->loss_count; k++)
+		free(scene->loss[k].observations);
 	free(scene->balls);
 	free(scene->walls);
 	free(scene->loss);
@@ -157,9 +165,23 @@ void cl_scene_remove_loss(ClScene *scene, int index)
 {
 	if (index < 0 || index >= scene->loss_count)
 		return;
+	free(scene->loss[index].observations);
 	memmove(&scene->loss[index], &scene->loss[index + 1],
 			sizeof *scene->loss * (size_t)(scene->loss_count - index - 1));
 	scene->loss_count--;
+}
+
+bool cl_loss_set_observations(ClLossTerm *term, const double *triples, int count)
+{
+	double *copy = count > 0 ? cl_calloc(3 * (size_t)count, sizeof(double)) : NULL;
+	if (count > 0 && !copy)
+		return false;
+	if (copy)
+		memcpy(copy, triples, 3 * (size_t)count * sizeof(double));
+	free(term->observations);
+	term->observations = copy;
+	term->observation_count = count > 0 ? count : 0;
+	return true;
 }
 
 int cl_scene_find_ball(const ClScene *scene, const char *id)
@@ -414,6 +436,18 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 			return fail(message, size, "loss[%d].target: must be finite", k);
 		if (t->axis != 0 && t->axis != 1)
 			return fail(message, size, "loss[%d].axis: must be \"x\" or \"y\"", k);
+		if (t->type == CL_LOSS_TRAJECTORY_MATCH) {
+			if (t->observation_count < 1 || !t->observations)
+				return fail(message, size, "loss[%d].observations: at least one [t, x, y] is needed", k);
+			for (int j = 0; j < t->observation_count; j++) {
+				const double *o = t->observations + 3 * j;
+				if (!isfinite(o[0]) || !isfinite(o[1]) || !isfinite(o[2]))
+					return fail(message, size, "loss[%d].observations[%d]: must be finite", k, j);
+				if (o[0] < 0.0 || o[0] > scene->duration)
+					return fail(message, size, "loss[%d].observations[%d]: t = %g is outside [0, %g] (the duration)",
+								k, j, o[0], scene->duration);
+			}
+		}
 	}
 	if (!(isfinite(scene->optimize.learning_rate) && scene->optimize.learning_rate > 0.0))
 		return fail(message, size, "optimize.learning_rate: must be positive and finite");
@@ -422,10 +456,11 @@ bool cl_scene_validate(const ClScene *scene, char *message, size_t size)
 	const ClOptimizeDef *od = &scene->optimize;
 	if (od->gradient < 0 || od->gradient >= CL_GRADIENT_ESTIMATOR_COUNT)
 		return fail(message, size, "optimize.gradient: unknown estimator");
-	if (od->gradient != CL_GRADIENT_ADJOINT && !(isfinite(od->sigma) && od->sigma > 0.0))
+	bool sampled = od->gradient != CL_GRADIENT_ADJOINT && od->gradient != CL_GRADIENT_FD;
+	if (sampled && !(isfinite(od->sigma) && od->sigma > 0.0))
 		return fail(message, size, "optimize.sigma: must be positive and finite with optimize.gradient \"%s\"",
 					cl_gradient_estimator_name(od->gradient));
-	if (od->gradient != CL_GRADIENT_ADJOINT && (od->samples < 2 || od->samples > 1000000))
+	if (sampled && (od->samples < 2 || od->samples > 1000000))
 		return fail(message, size, "optimize.samples: must be between 2 and 1000000");
 	for (int b = 0; b < cl_backend_count(); b++) {
 		const ClBackendInfo *info = cl_backend_info(b);
@@ -477,6 +512,11 @@ bool cl_scene_equal(const ClScene *a, const ClScene *b)
 		if (x->type == CL_LOSS_FINAL_POSITION && !vec_equal(x->target, y->target))
 			return false;
 		if (x->type == CL_LOSS_FINAL_COORDINATE && x->axis != y->axis)
+			return false;
+		if (x->type == CL_LOSS_TRAJECTORY_MATCH &&
+			(x->observation_count != y->observation_count ||
+			 (x->observation_count &&
+			  memcmp(x->observations, y->observations, 3 * sizeof(double) * (size_t)x->observation_count))))
 			return false;
 	}
 	const ClOptimizeDef *oa = &a->optimize, *ob = &b->optimize;

@@ -75,6 +75,8 @@ typedef enum ClLossType {
 	CL_LOSS_FINAL_POSITION,   /* weight·‖p_N − target‖² */
 	CL_LOSS_FINAL_COORDINATE, /* weight·p_N[axis] */
 	CL_LOSS_CONTROL_EFFORT,   /* weight·Σ_n ‖u_n‖²·dt */
+	/* weight·Σ_k ‖p(t_k) − (x_k, y_k)‖², p linear within the step holding t_k */
+	CL_LOSS_TRAJECTORY_MATCH,
 	CL_LOSS_TYPE_COUNT
 } ClLossType;
 
@@ -84,9 +86,14 @@ typedef struct ClLossTerm {
 	int axis;  /* 0 = x, 1 = y (final_coordinate) */
 	ClVec2 target;
 	double weight;
+	/* trajectory_match: observation_count (t, x, y) triples, owned by the
+	 * scene (cl_loss_set_observations), t in [0, duration] */
+	int observation_count;
+	double *observations;
 } ClLossTerm;
 
 #define CL_OPTIMIZE_PARAMS_MAX 16
+#define CL_OPTIMIZE_POSITIVE_MIN 1e-6
 #define CL_OPTIMIZE_SAMPLES_DEFAULT 100
 #define CL_OPTIMIZE_SEED_DEFAULT 1
 
@@ -102,15 +109,25 @@ typedef enum ClGradientEstimator {
 	CL_GRADIENT_ZOBG,    /* zeroth order: losses at θ + w only */
 	CL_GRADIENT_FOBG,    /* first order: the mean adjoint at θ + w */
 	CL_GRADIENT_AOBG,    /* their α-interpolation */
+	/* central differences of the backend's own loss (cl_fd_step), one pair
+	 * of runs per parameter: only when asked for, e.g. for a physical
+	 * parameter a backend has no adjoint of */
+	CL_GRADIENT_FD,
 	CL_GRADIENT_ESTIMATOR_COUNT
 } ClGradientEstimator;
 
-const char *cl_gradient_estimator_name(ClGradientEstimator estimator); /* "adjoint", "zobg", "fobg", "aobg" */
+const char *cl_gradient_estimator_name(ClGradientEstimator estimator); /* "adjoint", "zobg", "fobg", "aobg", "fd" */
 int cl_gradient_estimator_find(const char *name);                      /* −1 when unknown */
 
 /* What gradient descent changes. A name is a scalar parameter
- * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position") or a
- * whole control sequence ("ball1.control"). */
+ * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position"), a
+ * whole control sequence ("ball1.control") or a physical parameter, named
+ * as --set names it ("elasticity", "friction", "gravity.y", "duration",
+ * "ball.radius", "ball.mass", "wall.point.x", "wall.angle"). A physical
+ * parameter needs the backend's adjoint of it (cl_backend_has_param_adjoint)
+ * or gradient CL_GRADIENT_FD or CL_GRADIENT_ZOBG; after each step it is
+ * projected back to its valid range: elasticity to [0, 1], friction to
+ * [0, ∞), radii, masses and the duration to [CL_OPTIMIZE_POSITIVE_MIN, ∞). */
 typedef struct ClOptimizeDef {
 	int parameter_count;
 	char parameters[CL_OPTIMIZE_PARAMS_MAX][CL_NAME_MAX];
@@ -175,6 +192,9 @@ ClLossTerm *cl_scene_add_loss(ClScene *scene, ClLossType type);
 void cl_scene_remove_ball(ClScene *scene, int index); /* also drops its loss terms */
 void cl_scene_remove_wall(ClScene *scene, int index);
 void cl_scene_remove_loss(ClScene *scene, int index);
+/* Replaces a trajectory_match term's observations by a copy of count (t, x, y)
+ * triples; false when out of memory (the term is left as it was). */
+bool cl_loss_set_observations(ClLossTerm *term, const double *triples, int count);
 int cl_scene_find_ball(const ClScene *scene, const char *id);
 int cl_scene_find_wall(const ClScene *scene, const char *id);
 
@@ -456,8 +476,14 @@ bool cl_rollout_param_tangent(const ClRollout *rollout, const ClParam *param, do
  * may be NULL (zero). ds_final (state size) may be NULL. */
 double cl_rollout_jvp(const ClRollout *rollout, const double *ds0, const double *du, double *ds_final);
 
-/* The loss of a final state and controls, and its partial derivatives. */
+/* The loss of a final state and controls, and its partial derivatives:
+ * every term but trajectory_match, which reads the whole trajectory. */
 double cl_loss(const ClScene *scene, const double *s_final, const double *u, double *dl_ds, double *dl_du);
+/* The trajectory_match terms of states ((steps + 1) × state size), and
+ * with dl_ds (state size) non-NULL their partial derivative with respect
+ * to state n added into dl_ds. cl_rollout_loss is cl_loss of the final
+ * state plus this. */
+double cl_loss_observations(const ClScene *scene, const double *states, int n, double *dl_ds);
 
 /* ------------------------------------------------------------ gradients */
 
@@ -544,6 +570,10 @@ void cl_optimize_result_clear(ClOptimizeResult *result);
 /* The scalar parameters an optimize def expands to, and the scene with values applied. */
 ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int *count, char *message, size_t size);
 void cl_optimize_apply(ClScene *scene, const ClParam *params, int count, const double *values);
+/* True when the backend can descend along def->gradient for every
+ * parameter def expands to; else false with the reason in message (the
+ * one cl_optimize would stop on at once). */
+bool cl_optimize_check(const ClScene *scene, int backend, const ClOptimizeDef *def, char *message, size_t size);
 
 /* ------------------------------------------------------ analytic optimum */
 
