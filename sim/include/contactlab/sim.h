@@ -275,6 +275,9 @@ typedef enum ClParamGroup {
 	CL_PARAMS_WALLS = 1 << 4,         /* each wall's point.x|y, angle */
 	/* the gradient table's columns, the perturbation and convergence choices */
 	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
+	/* the parameters beyond the table's: the gradient table's "Add parameter"
+	 * columns, the perturbation view's second list */
+	CL_PARAMS_PHYSICAL = CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 	/* what a heatmap axis can vary */
 	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 } ClParamGroup;
