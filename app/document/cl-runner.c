@@ -208,9 +208,12 @@ void cl_runner_set_extra_columns(ClRunner *self, const char *const *names)
 		return;
 	g_strfreev(self->extra_columns);
 	self->extra_columns = g_strdupv((char **)(names ? names : none));
-	if (self->live)
-		cl_runner_run(self);
-	else
+	/* when idle: the caller may first say which columns to difference first */
+	if (self->live) {
+		cl_job_replace(&self->job, NULL);
+		if (!self->idle_source)
+			self->idle_source = g_idle_add(run_when_idle, self);
+	} else
 		set_status(self, g_strdup("Columns changed: press Run (Ctrl+R) to recompute"));
 }
 
