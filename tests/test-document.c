@@ -385,6 +385,60 @@ static void wait_for_result(ClDocument *doc, ClRunner *runner)
 	}
 }
 
+/* Until the stored Run has count columns, is current and is finished. */
+static ClRunData *wait_for_columns(ClDocument *doc, ClRunner *runner, int count)
+{
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+	for (;;) {
+		ClResult *r = cl_document_get_result(doc, CL_RESULT_RUN);
+		ClRunData *data = r ? cl_result_payload(r) : NULL;
+		if (data && data->column_count == count && !cl_document_is_stale(doc, r) && !cl_runner_is_running(runner))
+			return data;
+		g_assert_cmpint(g_get_monotonic_time(), <, end);
+		g_main_context_iteration(NULL, TRUE);
+	}
+}
+
+/* The window's extra columns (Add parameter) are the CLI's --param ones,
+ * kept across an edit's rerun; a name the scene lost is left out. */
+static void test_runner_extra_columns(void)
+{
+	Changes c = {0};
+	g_autoptr(ClDocument) doc = task3_document(&c);
+	g_autoptr(ClRunner) runner = cl_runner_new(doc);
+	cl_runner_set_fd(runner, CL_FD_ALL);
+	int defaults;
+	g_free(cl_scene_params_new(cl_document_get_scene(doc), CL_PARAMS_TABLE, -1, &defaults));
+	const char *const extra[] = {"elasticity", "ball2.radius", "gravity.y", NULL};
+	cl_runner_set_extra_columns(runner, extra);
+	ClRunData *data = wait_for_columns(doc, runner, defaults + 3);
+	ClResult *result = cl_document_get_result(doc, CL_RESULT_RUN);
+	g_autoptr(GString) csv = cl_run_data_gradient_csv(data, cl_result_scene(result));
+	const char *args[] = {"gradients", "task3-two-balls", "--fd", "all", "--param", "elasticity", "--param",
+						  "ball2.radius", "--param", "gravity.y", "--format", "csv", NULL};
+	g_autofree char *out = NULL, *err = NULL;
+	g_assert_cmpint(cl_test_run_cli(NULL, args, &out, &err), ==, 0);
+	g_assert_cmpstr(csv->str, ==, out);
+	/* exact's elasticity adjoint is a number, not the NAN of a run without parameter columns */
+	g_assert_true(isfinite(cl_run_data_cell(data, cl_run_data_reference_slot(data), defaults).adjoint));
+
+	/* an edit's rerun keeps them */
+	ClVec2 to = {-1.5, -2};
+	g_assert_true(cl_document_edit(doc, "Move ball", NULL, move_ball, &to, NULL));
+	wait_for_result(doc, runner);
+	data = wait_for_columns(doc, runner, defaults + 3);
+	g_assert_cmpfloat(cl_result_scene(cl_document_get_result(doc, CL_RESULT_RUN))->balls[0].position.x, ==, -1.5);
+
+	/* a name the scene does not have: not a column, the others stay */
+	const char *const lost[] = {"elasticity", "ball9.radius", NULL};
+	int count;
+	cl_runner_set_extra_columns(runner, lost);
+	g_free(cl_runner_columns(runner, cl_document_get_scene(doc), &count));
+	g_assert_cmpint(count, ==, defaults + 1);
+	g_assert_cmpstr(cl_runner_get_extra_columns(runner)[1], ==, "ball9.radius");
+	wait_for_columns(doc, runner, defaults + 1);
+}
+
 /* A live runner follows every change: the stored Run is always of the
  * current revision once it has finished, and its table is the CLI's. */
 static void test_runner_follows_edits(void)
@@ -627,6 +681,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/document/backends", test_backends);
 	g_test_add_func("/document/backends-hidden-in-figures", test_backends_hidden_in_figures);
 	g_test_add_func("/runner/follows-edits", test_runner_follows_edits);
+	g_test_add_func("/runner/extra-columns", test_runner_extra_columns);
 	g_test_add_func("/export/canvas-is-simulate", test_export_canvas_is_simulate);
 	g_test_add_func("/export/perturbation-is-handout", test_export_perturbation_is_handout);
 	g_test_add_func("/run-data/perturbation-wall-angle", test_perturbation_wall_angle);

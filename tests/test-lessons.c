@@ -595,9 +595,9 @@ static const BadLesson bad_lessons[] = {
 			   "4}, \"y\": {\"parameter\": \"ball.velocity.y\", \"min\": 0, \"max\": 1, \"count\": 4}}",
 			   "{loss exact}"),
 	 "bad.json: steps[0].view.x.max: must be greater than min"},
-	{"perturb-elasticity",
-	 HEAD STEP("[\"exact\"]", "{\"type\": \"perturbation\", \"parameter\": \"elasticity\"}", "{loss exact}"),
-	 "bad.json: steps[0].view.parameter: the perturbation view needs an initial-state or control parameter"},
+	{"perturb-unknown",
+	 HEAD STEP("[\"exact\"]", "{\"type\": \"perturbation\", \"parameter\": \"ground.tilt\"}", "{loss exact}"),
+	 "bad.json: steps[0].view.parameter: \"ground.tilt\" is not a parameter of this scene"},
 	{"highlight", HEAD "{\"title\": \"s\", \"scene\": \"task1-bounce-once\", \"backends\": [\"exact\"], \"view\": " GRAD
 					   ", \"highlight\": [{\"backend\": \"impulse\"}], \"text\": \"{loss exact}\"}]}",
 	 "bad.json: steps[0].highlight[0].backend: backend \"impulse\" is not enabled in this step"},
@@ -702,6 +702,49 @@ static void test_inline_and_braces(void)
 	g_assert_nonnull(strstr(r->text, ", d = "));
 	cl_lesson_result_free(r);
 	cl_lesson_free(lesson);
+}
+
+/* The perturbation view takes a physical parameter as the window's does
+ * (elasticity, a wall's angle, a radius): its ± δ runs are made, and a
+ * placeholder citing its gradient is the gradient table's number. */
+static void test_perturb_physical(void)
+{
+	static const char *const parameters[] = {"elasticity", "ground.angle", "ball.radius"};
+	for (gsize i = 0; i < G_N_ELEMENTS(parameters); i++) {
+		g_autofree char *json = g_strdup_printf(
+			HEAD "{\"title\": \"s\", \"scene\": \"task1-bounce-once\", \"backends\": [\"exact\", \"impulse\"], "
+				 "\"view\": {\"type\": \"perturbation\", \"parameter\": \"%s\", \"delta\": 0.01}, "
+				 "\"text\": \"d = {gradient exact %s .9g}\"}]}",
+			parameters[i], parameters[i]);
+		GError *error = NULL;
+		ClLesson *lesson = cl_lesson_file_parse(json, -1, "physical.json", &error);
+		g_assert_no_error(error);
+		const ClLessonStep *step = g_ptr_array_index(lesson->steps, 0);
+		ClLessonResult *r = cl_lesson_step_apply(step, NULL);
+		for (guint p = 0; p < r->problems->len; p++)
+			g_test_message("%s: %s", parameters[i], (const char *)g_ptr_array_index(r->problems, p));
+		g_assert_cmpuint(r->problems->len, ==, 0);
+		g_assert_nonnull(r->run);
+		g_assert_true(r->run->has_perturbation);
+		ClParam param;
+		g_assert_true(cl_param_parse(step->scene, parameters[i], &param, NULL, 0));
+		g_assert_true(cl_param_equal(&r->run->perturb_param, &param));
+		/* the ± δ runs differ: the parameter moved the ball */
+		const ClRunBackend *exact = &r->run->backends[0];
+		g_assert_nonnull(exact->plus_states);
+		g_assert_nonnull(exact->minus_states);
+		gsize last = (gsize)step->scene->steps * (gsize)cl_state_size(step->scene);
+		g_assert_cmpfloat(fabs(exact->plus_states[last + 1] - exact->minus_states[last + 1]), >, 1e-6);
+		/* the cited gradient is the one the CLI's --param column gives */
+		ClGradientRow row;
+		cl_gradient_row_compute(&row, step->scene, cl_backend_find("exact"), &param, 1, CL_FD_NONE);
+		g_autofree char *expected = g_strdup_printf("d = %.9g", row.cells[0].adjoint);
+		g_assert_true(isfinite(row.cells[0].adjoint));
+		g_assert_cmpstr(r->text, ==, expected);
+		cl_gradient_row_clear(&row);
+		cl_lesson_result_free(r);
+		cl_lesson_free(lesson);
+	}
 }
 
 /* ------------------------------------------------------------ handout */
@@ -915,6 +958,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/lessons/bad-files", test_bad_files);
 	g_test_add_func("/lessons/bad-file-cli", test_bad_file_cli);
 	g_test_add_func("/lessons/inline-scene-and-braces", test_inline_and_braces);
+	g_test_add_func("/lessons/perturb-physical", test_perturb_physical);
 	GError *error = NULL;
 	GPtrArray *lessons = cl_lessons_load_all(&error);
 	if (!lessons)

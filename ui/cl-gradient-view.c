@@ -19,6 +19,8 @@ struct _ClGradientView {
 	GtkWidget *legend;
 	GtkToggleButton *all_balls;
 	GtkDropDown *fd_choice;
+	GtkWidget *add_param_button;
+	GtkWidget *param_list;
 	GtkWidget *copy_button;
 	GtkWidget *stale_label;
 	GtkWidget *placeholder;
@@ -30,6 +32,7 @@ struct _ClGradientView {
 	ClRunner *runner;
 	gulong changed_handler, runner_handler;
 	GArray *highlight; /* Highlight */
+	gboolean syncing;  /* the Add parameter checks are being set, not toggled */
 };
 
 typedef struct {
@@ -89,14 +92,23 @@ static GtkWidget *header_label(const char *markup, const char *accessible)
 	return label;
 }
 
-/* "ball2.velocity.x" → "∂L/∂v_x" over "ball2": reads better than the raw name */
+/* "ball2.velocity.x" → "∂L/∂v_x" over "ball2", "ground.angle" → "∂L/∂angle"
+ * over "ground": reads better than the raw name */
 static char *column_title(const char *name)
 {
 	g_auto(GStrv) parts = g_strsplit(name, ".", -1);
-	if (g_strv_length(parts) >= 3) {
-		const char *what = g_str_equal(parts[1], "position") ? "p" : g_str_equal(parts[1], "velocity") ? "v" : "u₀";
+	guint n = g_strv_length(parts);
+	if (n >= 3) {
+		const char *what = g_str_equal(parts[1], "position") ? "p"
+						   : g_str_equal(parts[1], "velocity") ? "v"
+						   : g_str_equal(parts[1], "point")	   ? "point"
+															   : "u₀";
 		return g_markup_printf_escaped("<b>∂L/∂%s<sub>%s</sub></b>\n<small>%s</small>", what, parts[2], parts[0]);
 	}
+	if (n == 2 && g_str_equal(parts[0], "gravity"))
+		return g_markup_printf_escaped("<b>∂L/∂g<sub>%s</sub></b>", parts[1]);
+	if (n == 2)
+		return g_markup_printf_escaped("<b>∂L/∂%s</b>\n<small>%s</small>", parts[1], parts[0]);
 	return g_markup_printf_escaped("<b>∂L/∂%s</b>", name);
 }
 
@@ -181,13 +193,21 @@ static GtkWidget *cell(ClGradientView *self, ClRunData *data, const char *name, 
 	const ClRunBackend *r = &data->backends[slot];
 	const char *id = cl_backend_info(r->backend)->id;
 	ClGradientCell c = cl_run_data_cell(data, slot, k);
+	/* elasticity, a wall's angle, …: not every backend differentiates them */
+	gboolean has_adjoint = cl_backend_has_param_adjoint(r->backend, &data->columns[k]);
 	double reference = exact_slot >= 0 ? cl_run_data_cell(data, exact_slot, k).adjoint : NAN;
 	double error;
 	ClAgreement agreement =
 		slot == exact_slot ? CL_AGREEMENT_REFERENCE : cl_agreement(c.adjoint, reference, &error);
 	char text[64], fd_text[64], full[64];
-	format_value(c.adjoint, text, sizeof text);
-	format_full(c.adjoint, full, sizeof full);
+	if (has_adjoint) {
+		format_value(c.adjoint, text, sizeof text);
+		format_full(c.adjoint, full, sizeof full);
+	} else {
+		g_snprintf(text, sizeof text, "no adjoint");
+		g_snprintf(full, sizeof full, "no adjoint");
+		agreement = slot == exact_slot ? CL_AGREEMENT_REFERENCE : CL_AGREEMENT_UNKNOWN;
+	}
 	gboolean asked = c.fd_step > 0, taken = asked && (isfinite(c.fd) || !r->row.complete || c.fd_status != CL_STATUS_OK);
 	if (taken)
 		format_value(c.fd, fd_text, sizeof fd_text);
@@ -195,7 +215,7 @@ static GtkWidget *cell(ClGradientView *self, ClRunData *data, const char *name, 
 		g_snprintf(fd_text, sizeof fd_text, "…");
 	/* a gradient that is not the derivative of its own forward map shows up here */
 	ClAgreement self_check = cl_agreement(c.fd, c.adjoint, NULL);
-	gboolean fd_differs = taken && isfinite(c.fd) && self_check != CL_AGREEMENT_GOOD && self_check != CL_AGREEMENT_FAIR;
+	gboolean fd_differs = has_adjoint && taken && isfinite(c.fd) && self_check != CL_AGREEMENT_GOOD && self_check != CL_AGREEMENT_FAIR;
 	g_autofree char *markup =
 		!asked ? g_markup_printf_escaped("<span font_features='tnum'>%s</span>", text)
 		: fd_differs
@@ -217,7 +237,12 @@ static GtkWidget *cell(ClGradientView *self, ClRunData *data, const char *name, 
 		gtk_widget_add_css_class(label, "highlighted");
 
 	GString *tip = g_string_new(NULL);
-	g_string_append_printf(tip, "∂L/∂%s by %s (adjoint through its own step Jacobians): %s", name, id, full);
+	if (has_adjoint)
+		g_string_append_printf(tip, "∂L/∂%s by %s (adjoint through its own step Jacobians): %s", name, id, full);
+	else
+		g_string_append_printf(tip, "∂L/∂%s by %s: no adjoint (its peer does not differentiate %s; the FD "
+							   "below is of its forward map)",
+							   name, id, name);
 	if (exact_slot >= 0 && slot != exact_slot) {
 		char exact_text[64];
 		format_full(reference, exact_text, sizeof exact_text);
@@ -290,6 +315,7 @@ static void rebuild(ClGradientView *self)
 		cl_param_name(scene, &data->columns[g_array_index(shown, int, c)], name, sizeof name);
 		g_autofree char *title = column_title(name);
 		GtkWidget *h = header_label(title, name);
+		gtk_widget_set_tooltip_text(h, name);
 		gtk_label_set_xalign(GTK_LABEL(h), 1);
 		gtk_label_set_justify(GTK_LABEL(h), GTK_JUSTIFY_RIGHT);
 		gtk_grid_attach(grid, h, (int)c + 2, 0, 1, 1);
@@ -343,10 +369,76 @@ static void prioritise_shown(ClGradientView *self)
 		return;
 	const ClScene *scene = cl_document_get_scene(self->doc);
 	int count;
-	ClParam *columns = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
+	ClParam *columns = cl_runner_columns(self->runner, scene, &count);
 	g_autoptr(GArray) first = shown_columns(self, scene, columns, count);
 	cl_runner_set_fd_first(self->runner, (const int *)(const void *)first->data, (int)first->len);
 	free(columns);
+}
+
+/* Which backends differentiate param, for its check's tooltip: "exact, impulse". */
+static char *adjoint_backends(const ClParam *param)
+{
+	GString *ids = g_string_new(NULL);
+	for (int b = 0; b < cl_backend_count(); b++)
+		if (cl_backend_has_param_adjoint(b, param))
+			g_string_append_printf(ids, "%s%s", ids->len ? ", " : "", cl_backend_info(b)->id);
+	return g_string_free(ids, FALSE);
+}
+
+static void param_toggled(GtkToggleButton *check, ClGradientView *self)
+{
+	if (self->syncing || !self->runner)
+		return;
+	const char *name = g_object_get_data(G_OBJECT(check), "parameter");
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+	for (const char *const *n = cl_runner_get_extra_columns(self->runner); *n; n++)
+		if (!g_str_equal(*n, name))
+			g_strv_builder_add(builder, *n);
+	/* a column added goes last, as a further --param would */
+	if (gtk_toggle_button_get_active(check))
+		g_strv_builder_add(builder, name);
+	g_auto(GStrv) names = g_strv_builder_end(builder);
+	cl_runner_set_extra_columns(self->runner, (const char *const *)names);
+	prioritise_shown(self);
+}
+
+/* The Add parameter menu: a toggle per parameter of the scene beyond the
+ * table's own (cl_scene_params, CL_PARAMS_PHYSICAL), checked when its
+ * column is part of the runs. */
+static void rebuild_param_list(ClGradientView *self)
+{
+	GtkWidget *child;
+	while ((child = gtk_widget_get_first_child(self->param_list)))
+		gtk_box_remove(GTK_BOX(self->param_list), child);
+	if (!self->doc || !self->runner)
+		return;
+	const ClScene *scene = cl_document_get_scene(self->doc);
+	const char *const *chosen = cl_runner_get_extra_columns(self->runner);
+	int count;
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_PHYSICAL, -1, &count);
+	self->syncing = TRUE;
+	for (int k = 0; params && k < count; k++) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, &params[k], name, sizeof name);
+		/* a toggle, not a check button: it is pressed while its column is
+		 * shown, and assistive tools can click it */
+		GtkWidget *check = gtk_toggle_button_new_with_label(name);
+		gtk_widget_add_css_class(check, "flat");
+		gtk_label_set_xalign(GTK_LABEL(gtk_button_get_child(GTK_BUTTON(check))), 0);
+		g_object_set_data_full(G_OBJECT(check), "parameter", g_strdup(name), g_free);
+		gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check), g_strv_contains(chosen, name));
+		g_autofree char *ids = adjoint_backends(&params[k]);
+		g_autofree char *tip = g_strdup_printf(
+			"A column ∂L/∂%s after the default ones: the adjoint of %s, “no adjoint” for the other backends, "
+			"each with its own central FD beside it (contactlab gradients --param %s)",
+			name, ids[0] ? ids : "no backend", name);
+		gtk_widget_set_tooltip_text(check, tip);
+		g_signal_connect(check, "toggled", G_CALLBACK(param_toggled), self);
+		gtk_box_append(GTK_BOX(self->param_list), check);
+	}
+	self->syncing = FALSE;
+	gtk_widget_set_sensitive(self->add_param_button, count > 0);
+	free(params);
 }
 
 static void update_progress_state(ClGradientView *self)
@@ -361,6 +453,8 @@ static void update_progress_state(ClGradientView *self)
 static void document_changed(ClDocument *doc, guint what, ClGradientView *self)
 {
 	(void)doc;
+	if (what & CL_DOCUMENT_SCENE)
+		rebuild_param_list(self);
 	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
 		prioritise_shown(self);
 	if (what & (CL_DOCUMENT_RESULTS | CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
@@ -436,6 +530,7 @@ static void cl_gradient_view_root(GtkWidget *widget)
 	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
 	self->runner_handler = g_signal_connect(self->runner, "state-changed", G_CALLBACK(runner_changed), self);
 	gtk_drop_down_set_selected(self->fd_choice, (guint)cl_runner_get_fd(self->runner));
+	rebuild_param_list(self);
 	prioritise_shown(self);
 	rebuild(self);
 	update_progress_state(self);
@@ -476,6 +571,8 @@ static void cl_gradient_view_class_init(ClGradientViewClass *klass)
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, legend);
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, all_balls);
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, fd_choice);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, add_param_button);
+	gtk_widget_class_bind_template_child(widget_class, ClGradientView, param_list);
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, copy_button);
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, stale_label);
 	gtk_widget_class_bind_template_child(widget_class, ClGradientView, placeholder);

@@ -61,7 +61,7 @@ static void refresh_parameters(ClPerturbationView *self)
 	g_autofree char *current = g_strdup(parameter(self));
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	char name[CL_NAME_MAX];
-	static const unsigned groups[] = {CL_PARAMS_TABLE, CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS};
+	static const unsigned groups[] = {CL_PARAMS_TABLE, CL_PARAMS_PHYSICAL};
 	for (size_t g = 0; g < G_N_ELEMENTS(groups); g++) {
 		int count;
 		ClParam *params = cl_scene_params_new(scene, groups[g], -1, &count);

@@ -37,37 +37,6 @@ static void put_table(GString *out, const ClScene *scene, const ClParam *params,
 	}
 }
 
-/* The table's columns: every ball's initial state and first control, then
- * each --param in the order given. */
-static ClParam *table_columns(const ClScene *scene, char **extra, int *count, GError **error)
-{
-	ClParam *defaults = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, count);
-	int n = *count, more = extra ? (int)g_strv_length(extra) : 0;
-	ClParam *params = g_new(ClParam, n + more);
-	memcpy(params, defaults, sizeof *params * (size_t)n);
-	free(defaults);
-	for (int k = 0; k < more; k++) {
-		char message[CL_MESSAGE_MAX];
-		ClParam p;
-		if (!cl_param_parse(scene, extra[k], &p, message, sizeof message)) {
-			g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--param %s: %s", extra[k], message);
-			g_free(params);
-			return NULL;
-		}
-		for (int i = 0; i < n; i++)
-			if (cl_param_equal(&params[i], &p)) {
-				g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-							"--param %s: %s", extra[k],
-							i < *count ? "already a column of the table" : "given twice");
-				g_free(params);
-				return NULL;
-			}
-		params[n++] = p;
-	}
-	*count = n;
-	return params;
-}
-
 int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 {
 	char **backend_ids = NULL, **settings = NULL, *format = NULL, *fd_name = NULL, **extra = NULL;
@@ -106,12 +75,14 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
 	int count;
-	ClParam *params = table_columns(scene, extra, &count, &error);
-	if (!params)
+	ClParam *params = cl_gradient_columns_new(scene, (const char *const *)extra, &count, &error);
+	if (!params) {
+		g_prefix_error(&error, "--param ");
 		goto out;
+	}
 	if (check_only) {
 		status = CL_EXIT_OK;
-		g_free(params);
+		free(params);
 		goto out;
 	}
 	ClFdChoice fd = (ClFdChoice)cl_fd_choice_find(fd_name ? fd_name : "auto");
@@ -135,7 +106,7 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 	for (guint b = 0; b < backends->len; b++)
 		cl_gradient_row_clear(&rows[b]);
 	g_free(rows);
-	g_free(params);
+	free(params);
 out:
 	cl_cli_report(error, CL_EXIT_BAD_INPUT);
 	if (backends)

@@ -1,6 +1,7 @@
 #include "cl-runner.h"
 
 #include "cl-run-job.h"
+#include "gradient-data.h"
 
 #include <stdlib.h>
 
@@ -14,6 +15,7 @@ struct _ClRunner {
 	int fd_first_count;
 	char *perturb;
 	double perturb_delta;
+	char **extra_columns;
 
 	ClJob *job;
 	guint idle_source;
@@ -116,7 +118,7 @@ void cl_runner_run(ClRunner *self)
 		return;
 	}
 	int count;
-	ClParam *columns = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &count);
+	ClParam *columns = cl_runner_columns(self, scene, &count);
 	ClRunRequest request = {
 		.scene = scene,
 		.revision = cl_document_get_revision(self->doc),
@@ -199,6 +201,42 @@ void cl_runner_set_fd_first(ClRunner *self, const int *columns, int count)
 	self->fd_first_count = count;
 }
 
+void cl_runner_set_extra_columns(ClRunner *self, const char *const *names)
+{
+	static const char *const none[] = {NULL};
+	if (g_strv_equal((const char *const *)self->extra_columns, names ? names : none))
+		return;
+	g_strfreev(self->extra_columns);
+	self->extra_columns = g_strdupv((char **)(names ? names : none));
+	/* when idle: the caller may first say which columns to difference first */
+	if (self->live) {
+		cl_job_replace(&self->job, NULL);
+		if (!self->idle_source)
+			self->idle_source = g_idle_add(run_when_idle, self);
+	} else
+		set_status(self, g_strdup("Columns changed: press Run (Ctrl+R) to recompute"));
+}
+
+const char *const *cl_runner_get_extra_columns(ClRunner *self)
+{
+	return (const char *const *)self->extra_columns;
+}
+
+ClParam *cl_runner_columns(ClRunner *self, const ClScene *scene, int *count)
+{
+	/* the names this scene has (an edit may have removed a ball or a wall) */
+	g_autoptr(GPtrArray) fitting = g_ptr_array_new();
+	for (char **name = self->extra_columns; *name; name++) {
+		ClParam p;
+		if (cl_param_parse(scene, *name, &p, NULL, 0) && cl_param_fits(scene, &p))
+			g_ptr_array_add(fitting, *name);
+	}
+	g_ptr_array_add(fitting, NULL);
+	ClParam *columns = cl_gradient_columns_new(scene, (const char *const *)fitting->pdata, count, NULL);
+	/* a name given twice or one of the defaults: the defaults alone */
+	return columns ? columns : cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, count);
+}
+
 void cl_runner_set_perturbation(ClRunner *self, const char *parameter, double delta)
 {
 	if (g_strcmp0(parameter, self->perturb) == 0 && delta == self->perturb_delta)
@@ -247,6 +285,7 @@ static void cl_runner_finalize(GObject *object)
 	ClRunner *self = CL_RUNNER(object);
 	g_free(self->fd_first);
 	g_free(self->perturb);
+	g_strfreev(self->extra_columns);
 	g_free(self->status);
 	G_OBJECT_CLASS(cl_runner_parent_class)->finalize(object);
 }
@@ -265,6 +304,7 @@ static void cl_runner_init(ClRunner *self)
 {
 	self->live = TRUE;
 	self->fd = CL_FD_AUTO;
+	self->extra_columns = g_new0(char *, 1);
 }
 
 ClRunner *cl_runner_new(ClDocument *doc)

@@ -19,11 +19,19 @@ ClRunner *cl_runner_new(ClDocument *doc);
 /* Live: recompute after every change (default TRUE). */
 void cl_runner_set_live(ClRunner *runner, gboolean live);
 gboolean cl_runner_get_live(ClRunner *runner);
-/* Which cells get a central difference, and the columns (indices into the
- * scene's CL_PARAMS_TABLE columns) differenced first. */
+/* Which cells get a central difference, and the columns (indices into
+ * cl_runner_columns) differenced first. */
 void cl_runner_set_fd(ClRunner *runner, ClFdChoice fd);
 ClFdChoice cl_runner_get_fd(ClRunner *runner);
 void cl_runner_set_fd_first(ClRunner *runner, const int *columns, int count);
+/* The gradient table's extra columns after the default ones (names such as
+ * "elasticity", "ground.angle", in the order added; NULL: none). Reruns keep
+ * them; a name the scene no longer has is left out of a run, not dropped. */
+void cl_runner_set_extra_columns(ClRunner *runner, const char *const *names);
+const char *const *cl_runner_get_extra_columns(ClRunner *runner); /* NULL-terminated, never NULL */
+/* The columns a run of scene computes: the default ones, then the extra ones
+ * that fit it (free() the array). */
+ClParam *cl_runner_columns(ClRunner *runner, const ClScene *scene, int *count);
 /* The perturbation study to include (parameter NULL: none). */
 void cl_runner_set_perturbation(ClRunner *runner, const char *parameter, double delta);
 

@@ -2,7 +2,45 @@
 
 #include "numbers.h"
 
+#include <gio/gio.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+ClParam *cl_gradient_columns_new(const ClScene *scene, const char *const *extra, int *count, GError **error)
+{
+	int n, defaults, more = extra ? (int)g_strv_length((char **)extra) : 0;
+	ClParam *table = cl_scene_params_new(scene, CL_PARAMS_TABLE, -1, &n);
+	ClParam *params = malloc(sizeof *params * (size_t)(n + more + 1));
+	if (!table || !params) {
+		free(table);
+		free(params);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, "out of memory for the gradient table's columns");
+		return NULL;
+	}
+	memcpy(params, table, sizeof *params * (size_t)n);
+	free(table);
+	defaults = n;
+	for (int k = 0; k < more; k++) {
+		char message[CL_MESSAGE_MAX];
+		ClParam p;
+		if (!cl_param_parse(scene, extra[k], &p, message, sizeof message)) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", extra[k], message);
+			free(params);
+			return NULL;
+		}
+		for (int i = 0; i < n; i++)
+			if (cl_param_equal(&params[i], &p)) {
+				g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", extra[k],
+							i < defaults ? "already a column of the table" : "given twice");
+				free(params);
+				return NULL;
+			}
+		params[n++] = p;
+	}
+	*count = n;
+	return params;
+}
 
 void cl_gradient_csv_append(GString *out, const ClScene *scene, const ClParam *params, const ClGradientRow *rows,
 							int row_count)

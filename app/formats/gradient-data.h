@@ -7,6 +7,13 @@
 
 #include <glib.h>
 
+/* The gradient table's columns: every ball's initial state and first
+ * control (CL_PARAMS_TABLE), then each name of extra (NULL-terminated, may
+ * be NULL) in the order given — `contactlab gradients --param` and the
+ * window's "Add parameter" columns. NULL with an error ("NAME: why") when a
+ * name does not parse, is a default column or is given twice; free() it. */
+ClParam *cl_gradient_columns_new(const ClScene *scene, const char *const *extra, int *count, GError **error);
+
 /* backend,parameter,value: per backend a status row (its text), the loss,
  * each parameter's adjoint, then fd:PARAMETER for each difference asked for. */
 void cl_gradient_csv_append(GString *out, const ClScene *scene, const ClParam *params, const ClGradientRow *rows,

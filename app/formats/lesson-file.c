@@ -353,13 +353,9 @@ static gboolean read_view(ClJsonReader *rd, JsonObject *step_object, const char 
 	if (ok && needs_parameter && !cl_json_member(rd, o, vp, "parameter", TRUE, &failed))
 		ok = FALSE;
 	if (ok && FIELD("parameter")) {
+		/* any parameter of the scene: the perturbation view (as the window's)
+		 * moves a physical one too, elasticity, a radius or a wall's pose */
 		ok = read_parameter(rd, n, p, scene, v->parameter);
-		ClParam param;
-		if (ok && v->kind == CL_LESSON_VIEW_PERTURBATION && cl_param_parse(scene, v->parameter, &param, NULL, 0) &&
-			!cl_param_has_adjoint(&param))
-			ok =
-				cl_json_fail(rd, p, "the perturbation view needs an initial-state or control parameter (%s is neither)",
-							 v->parameter);
 		g_free(p);
 	}
 	v->delta = 0.05;

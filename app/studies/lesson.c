@@ -73,28 +73,25 @@ static void add_default_columns(GPtrArray *columns, const ClScene *scene)
 static void compute_gradients(ClLessonResult *r, guint slot, int backend)
 {
 	const ClScene *scene = r->step->scene;
-	ClRollout *rollout = cl_rollout_new(scene, backend);
-	cl_rollout_run(rollout, NULL, NULL, true);
-	r->status[slot] = *cl_rollout_status(rollout);
-	gboolean ran = cl_rollout_steps_done(rollout) == scene->steps;
-	r->loss[slot] = ran ? cl_rollout_loss(rollout) : NAN;
-	double *g_s0 = g_new0(double, (gsize)cl_state_size(scene) + 1);
-	double *g_u = g_new0(double, (gsize)cl_control_size(scene) + 1);
-	if (ran)
-		cl_rollout_gradient(rollout, g_s0, g_u);
 	guint cols = r->columns->len;
+	ClParam *params = g_new0(ClParam, cols + 1);
+	for (guint c = 0; c < cols; c++)
+		cl_param_parse(scene, g_ptr_array_index(r->columns, c), &params[c], NULL, 0);
+	/* the gradient table's row: adjoints (a physical parameter's where the
+	 * backend has one) and the backend's own central differences */
+	ClGradientRow row;
+	cl_gradient_row_compute(&row, scene, backend, params, (int)cols, CL_FD_ALL);
+	r->status[slot] = row.status;
+	r->loss[slot] = row.loss;
 	for (guint c = 0; c < cols; c++) {
-		ClParam p;
-		cl_param_parse(scene, g_ptr_array_index(r->columns, c), &p, NULL, 0);
-		/* the backend's own central difference, with the `gradients` command's step */
-		double h = cl_fd_step(scene, backend, &p);
-		double fd = ran ? cl_finite_difference(scene, backend, &p, h, NULL) : NAN;
+		double fd = (int)c < row.count ? row.cells[c].fd : NAN;
+		double adjoint = (int)c < row.count ? row.cells[c].adjoint : NAN;
 		r->fd[slot * cols + c] = fd;
-		r->gradient[slot * cols + c] = !ran ? NAN : cl_param_has_adjoint(&p) ? *cl_param_slot(scene, &p, g_s0, g_u) : fd;
+		/* no adjoint (Nimble's elasticity, …): the central difference stands in */
+		r->gradient[slot * cols + c] = !row.complete ? NAN : cl_backend_has_param_adjoint(backend, &params[c]) ? adjoint : fd;
 	}
-	g_free(g_s0);
-	g_free(g_u);
-	cl_rollout_free(rollout);
+	cl_gradient_row_clear(&row);
+	g_free(params);
 }
 
 /* ------------------------------------------------------------- learning */

@@ -64,6 +64,8 @@ void cl_run_data_compute_backend(ClRunData *data, const ClScene *scene, int slot
 	ClRunBackend *r = &data->backends[slot];
 	gsize ns = (gsize)cl_state_size(scene);
 	ClRollout *rollout = cl_rollout_new(scene, r->backend);
+	/* elasticity, a wall's angle, …: their adjoints need the run's parameter columns */
+	cl_rollout_record_params(rollout, cl_gradient_wants_param_columns(r->backend, data->columns, data->column_count));
 	/* without columns (trajectories only) no Jacobians are needed */
 	cl_rollout_run(rollout, NULL, NULL, data->column_count > 0);
 	r->steps_done = cl_rollout_steps_done(rollout);

@@ -109,8 +109,7 @@ void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, 
 	free(d);
 }
 
-/* True when a row of params needs the run's parameter columns. */
-static bool wants_param_columns(int backend, const ClParam *params, int count)
+bool cl_gradient_wants_param_columns(int backend, const ClParam *params, int count)
 {
 	for (int k = 0; k < count; k++)
 		if (!cl_param_has_adjoint(&params[k]) && cl_backend_has_param_adjoint(backend, &params[k]))
@@ -147,7 +146,7 @@ void cl_gradient_row_compute(ClGradientRow *row, const ClScene *scene, int backe
 		row_without_run(row, backend, &out_of_memory, count);
 		return;
 	}
-	cl_rollout_record_params(rollout, wants_param_columns(backend, params, count));
+	cl_rollout_record_params(rollout, cl_gradient_wants_param_columns(backend, params, count));
 	cl_rollout_run(rollout, NULL, NULL, true);
 	cl_gradient_row_from_rollout(row, rollout, params, count);
 	cl_rollout_free(rollout);

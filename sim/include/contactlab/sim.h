@@ -295,6 +295,9 @@ typedef enum ClParamGroup {
 	CL_PARAMS_WALLS = 1 << 4,         /* each wall's point.x|y, angle */
 	/* the gradient table's columns, the perturbation and convergence choices */
 	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
+	/* the parameters beyond the table's: the gradient table's "Add parameter"
+	 * columns, the perturbation view's second list */
+	CL_PARAMS_PHYSICAL = CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 	/* what a heatmap axis can vary */
 	CL_PARAMS_SWEEPABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS,
 } ClParamGroup;
@@ -541,6 +544,9 @@ bool cl_fd_choice_wants(ClFdChoice choice, const ClScene *scene, const ClParam *
  * cl_rollout_record_params, else it is NAN; cl_gradient_row_compute asks
  * for one when params has such a parameter. */
 void cl_gradient_row_from_rollout(ClGradientRow *row, const ClRollout *rollout, const ClParam *params, int count);
+/* Whether a run of backend must be recorded with cl_rollout_record_params
+ * for the adjoints of params (one of them physical, differentiated by it). */
+bool cl_gradient_wants_param_columns(int backend, const ClParam *params, int count);
 /* Takes cell k's central difference (step cl_fd_step); a run that stopped
  * has no loss to difference, so there fd stays NAN. */
 void cl_gradient_row_take_fd(ClGradientRow *row, const ClScene *scene, const ClParam *params, int k);
