@@ -1,8 +1,10 @@
-"""TAP output and polling for the end-to-end scripts (run by /usr/bin/python3).
+"""TAP output, polling and the app's D-Bus actions, AT-SPI lookups and
+screenshots for the end-to-end scripts (run by /usr/bin/python3).
 
 TAP goes to the descriptor $TAP_FD (default stdout): the session bus's
 activated daemons share stdout."""
 import os
+import subprocess
 import time
 
 
@@ -46,6 +48,34 @@ WINDOW_PATH = "/io/github/contactlab/ContactLab/window/1"
 # other jobs); E2E_START_SECONDS changes it.
 START_SECONDS = float(os.environ.get("E2E_START_SECONDS", "120"))
 ATSPI_CALL_SECONDS = 30
+SHOTS = os.environ.get("E2E_SCREENSHOTS")
+
+
+def activate(action, parameter=None, path=WINDOW_PATH):
+    """Activates a GAction of the app (the window's by default) over D-Bus."""
+    from gi.repository import Gio, GLib
+    Gio.bus_get_sync(Gio.BusType.SESSION, None).call_sync(
+        APP_ID, path, "org.gtk.Actions", "Activate",
+        GLib.Variant("(sava{sv})", (action, [parameter] if parameter is not None else [], {})), None,
+        Gio.DBusCallFlags.NONE, 1000 * ATSPI_CALL_SECONDS, None)
+
+
+def find(root, predicate):
+    import pyatspi
+    return pyatspi.findDescendant(root, predicate)
+
+
+def named(root, name, role=None):
+    """The first accessible under root with this name (and role, or one of a tuple of roles)."""
+    roles = role if isinstance(role, tuple) else (role,)
+    return find(root, lambda n: n.name == name and (role is None or n.getRole() in roles))
+
+
+def screenshot(name):
+    """The screen as $E2E_SCREENSHOTS/NAME.png, when that is set."""
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], check=False)
 
 
 def _process_alive(pid):

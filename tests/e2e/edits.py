@@ -33,13 +33,12 @@ import traceback
 import pyatspi
 from gi.repository import Gio, GLib
 
-from e2e_tap import Tap, await_app, wait_for
+from e2e_tap import Tap, await_app, find, named, screenshot, wait_for
 
 APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
 WINDOW = APP_PATH + "/window/1"
 EXE = os.environ["CONTACTLAB"]
-SHOTS = os.environ.get("E2E_SCREENSHOTS")
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data")
 
 tap = Tap()
@@ -66,22 +65,8 @@ def lesson_state():
     return json.loads(call(WINDOW, "Describe", GLib.Variant("(s)", ("lesson-state",)))[0][2][0])
 
 
-def find(root, predicate):
-    return pyatspi.findDescendant(root, predicate)
-
-
-def named(app, name, role=None):
-    return find(app, lambda n: n.name == name and (role is None or n.getRole() == role))
-
-
 def visible(node):
     return node is not None and node.getState().contains(pyatspi.STATE_VISIBLE)
-
-
-def shot(name):
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], check=False)
 
 
 # ------------------------------------------------------------ what is shown
@@ -465,7 +450,7 @@ def main():
                      if v != (not still_valid[k] if k != "run" else False)]
             tap.check(listed and not wrong, "%s: Export All's manifest marks the same results stale" % name,
                       "listed: %s\n%s" % (listed, "\n".join(wrong)))
-            shot("edit-%02d" % probe.count)
+            screenshot("edit-%02d" % probe.count)
             history.append(after)
         activate("lesson-leave")
         lesson_beside_views(app)
@@ -566,7 +551,7 @@ def lesson_beside_views(app):
         tap.check(s is not None and files is not None and compared and not wrong,
                   "lesson step %d (%s view): its numbers are the view's beside it (%d compared), whatever was set "
                   "before" % (k, kind, compared), "\n".join(wrong))
-        shot("lesson-step-%d" % k)
+        screenshot("lesson-step-%d" % k)
 
 
 def without_name(scene):

@@ -25,13 +25,12 @@ import time
 import pyatspi
 from gi.repository import Gio, GLib
 
-from e2e_tap import await_app, wait_for
+from e2e_tap import await_app, find, screenshot, wait_for
 
 APP_ID = "io.github.contactlab.ContactLab"
 WINDOW = "/io/github/contactlab/ContactLab/window/1"
 EXE = os.environ["CONTACTLAB"]
 LESSON = "time-of-impact"
-SHOTS = os.environ.get("E2E_SCREENSHOTS")
 
 tap = os.fdopen(int(os.environ.get("TAP_FD", "1")), "w", buffering=1)
 count = 0
@@ -68,10 +67,6 @@ def state():
     return json.loads(describe("lesson-state")[2][0])
 
 
-def find(root, predicate):
-    return pyatspi.findDescendant(root, predicate)
-
-
 def selected_tab(app, name):
     """The page tab of a stack switcher, when it is the page shown (GTK 4.8 reports no 'showing')."""
     tab = find(app, lambda n: n.getRole() == pyatspi.ROLE_PAGE_TAB and n.name == name)
@@ -93,12 +88,6 @@ def step_done(k):
         s = state()
         return s if s["step"] == k and not s["computing"] and s["text"] else None
     return done
-
-
-def screenshot(name):
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], check=False)
 
 
 def main():

@@ -22,38 +22,18 @@ import tempfile
 import traceback
 
 import pyatspi
-from gi.repository import Gio, GLib
+from gi.repository import GLib
 
-from e2e_tap import Tap, await_app, wait_for
+from e2e_tap import Tap, activate, await_app, named, screenshot, wait_for
 
-APP_ID = "io.github.contactlab.ContactLab"
 APP_PATH = "/io/github/contactlab/ContactLab"
-WINDOW = APP_PATH + "/window/1"
 EXE = os.environ["CONTACTLAB"]
-SHOTS = os.environ.get("E2E_SCREENSHOTS")
 SCENE = "task1-bounce-once"
 EXTRA = ["elasticity", "ground.angle"]
 CHECKED = ["exact", "impulse"]
 
 tap = Tap()
-bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 work = tempfile.mkdtemp(prefix="contactlab-param-columns-")
-
-
-def activate(action, parameter=None, path=WINDOW):
-    bus.call_sync(APP_ID, path, "org.gtk.Actions", "Activate",
-                  GLib.Variant("(sava{sv})", (action, [parameter] if parameter is not None else [], {})),
-                  None, Gio.DBusCallFlags.NONE, 30000, None)
-
-
-def named(root, name, roles=None):
-    return pyatspi.findDescendant(root, lambda n: n.name == name and (roles is None or n.getRole() in roles))
-
-
-def shot(name):
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], check=False)
 
 
 def table_state(app):
@@ -184,7 +164,7 @@ def main():
             shown = wait_for(lambda: all((b, parameter) in gui_cells(app) for b in CHECKED) and
                              not (table_state(app) or (0, True))[1], 180)
             tap.check(bool(shown), "%s's column appears after its rerun" % parameter)
-        shot("param-columns")
+        screenshot("param-columns")
         cells = gui_cells(app)
         for b in CHECKED:
             for p in EXTRA:

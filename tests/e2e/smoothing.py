@@ -23,12 +23,11 @@ import tempfile
 import traceback
 
 import pyatspi
-from gi.repository import Gio, GLib
+from gi.repository import GLib
 
-from e2e_tap import APP_ID, WINDOW_PATH, Tap, await_app, wait_for
+from e2e_tap import Tap, activate, await_app, find, named, screenshot, wait_for
 
 EXE = os.environ["CONTACTLAB"]
-SHOTS = os.environ.get("E2E_SCREENSHOTS")
 KEEP = ("exact", "impulse")
 SCENE, PARAM, SIGMA, SAMPLES, SEED = "task1-bounce-once", "ball.position.y", 0.05, 100, 3
 # a job on a machine busy with other work (and a sanitizer build) may take long
@@ -36,21 +35,6 @@ WAIT = float(os.environ.get("E2E_WAIT_SECONDS", "180"))
 CELL = re.compile(r"^(\S+) (\S+) (point|zobg|fobg|aobg|alpha|exact-zobg): (.*)$")
 
 tap = Tap()
-bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-
-
-def activate(action, parameter=None, path=WINDOW_PATH):
-    bus.call_sync(APP_ID, path, "org.gtk.Actions", "Activate",
-                  GLib.Variant("(sava{sv})", (action, [parameter] if parameter is not None else [], {})), None,
-                  Gio.DBusCallFlags.NONE, 10000, None)
-
-
-def find(root, predicate):
-    return pyatspi.findDescendant(root, predicate)
-
-
-def named(app, name, role=None):
-    return find(app, lambda n: n.name == name and (role is None or n.getRole() == role))
 
 
 def described(app, description):
@@ -122,12 +106,6 @@ def shown(row, with_se=True):
         return "n/a"
     text = "%.4g" % float(row["mean"])
     return text + (" ± %.2g" % float(row["stderr"]) if with_se and row["stderr"] else "")
-
-
-def screenshot(name):
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], check=False)
 
 
 def main():
