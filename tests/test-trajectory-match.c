@@ -1,8 +1,9 @@
 /* The trajectory_match loss term: its value by hand, its adjoint (through
  * the states it reads, and physical parameters) against central differences
  * of the backend's own loss, scene-file round trips (inline and CSV), bad
- * inputs with path-named messages, and identification of the restitution
- * from noise-free observations made by the exact backend. */
+ * inputs with path-named messages, identification of the restitution
+ * from noise-free observations made by the exact backend, and design: the
+ * angle of a wall found so that the ball ends on a target. */
 #include "scene-file.h"
 #include "tasks.h"
 
@@ -397,6 +398,51 @@ static void test_projection(void)
 	cl_scene_free(s);
 }
 
+/* Design: a ball shot at a mirror (the preset aim-the-wall), the target put
+ * where exact's ball ends with the mirror's normal at 165°; descent along
+ * exact's adjoint of dL/dangle from 180° finds 165° again. */
+static void test_design_wall_angle(void)
+{
+	ClScene *s = cl_scene_new();
+	s->duration = 1.0;
+	s->steps = 480;
+	s->elasticity = 1.0;
+	ClBall *b = cl_scene_add_ball(s, "ball");
+	b->position = (ClVec2){-1, 0.5};
+	b->velocity = (ClVec2){3, 0};
+	ClWall *w = cl_scene_add_wall(s, "mirror");
+	w->point = (ClVec2){1, 0.5};
+	w->normal = (ClVec2){-1, 0};
+	ClParam angle;
+	g_assert_true(cl_param_parse(s, "mirror.angle", &angle, NULL, 0));
+	cl_param_set(s, &angle, 165.0);
+	ClRollout *r = cl_rollout_new(s, cl_test_backend("exact"));
+	g_assert_true(cl_rollout_run(r, NULL, NULL, false));
+	g_assert_cmpint(cl_rollout_event_count(r), ==, 1);
+	const double *end = cl_rollout_states(r) + (size_t)s->steps * (size_t)cl_state_size(s);
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->weight = 1.0;
+	t->target = (ClVec2){end[0], end[1]};
+	cl_rollout_free(r);
+	cl_param_set(s, &angle, 180.0);
+	s->optimize.parameter_count = 1;
+	g_strlcpy(s->optimize.parameters[0], "mirror.angle", sizeof s->optimize.parameters[0]);
+	s->optimize.optimizer = CL_OPTIMIZER_GD;
+	s->optimize.learning_rate = 100;
+	s->optimize.iterations = 200;
+	g_assert_true(cl_scene_validate(s, NULL, 0));
+	ClOptimizeResult result;
+	g_assert_true(cl_optimize(s, cl_test_backend("exact"), NULL, NULL, NULL, &result));
+	g_assert_cmpint(result.status.code, ==, CL_STATUS_OK);
+	g_test_message("mirror.angle %.12g after %d iterations (loss %.3g → %.3g)", result.parameters[0],
+				   result.iterations_done, result.loss[0], result.loss[result.iterations_done - 1]);
+	g_assert_cmpfloat(result.loss[0], >, 0.1);
+	g_assert_cmpfloat(fabs(result.parameters[0] - 165.0), <, 1e-6);
+	cl_optimize_result_clear(&result);
+	cl_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -407,6 +453,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/trajectory-match/csv", test_csv);
 	g_test_add_func("/trajectory-match/bad-inline", test_bad_inline);
 	g_test_add_func("/trajectory-match/identify-elasticity", test_identify_elasticity);
+	g_test_add_func("/trajectory-match/design-wall-angle", test_design_wall_angle);
 	g_test_add_func("/trajectory-match/projection", test_projection);
 	return g_test_run();
 }

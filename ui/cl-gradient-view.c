@@ -32,6 +32,7 @@ struct _ClGradientView {
 	ClRunner *runner;
 	gulong changed_handler, runner_handler;
 	GArray *highlight; /* Highlight */
+	char **step_columns; /* a lesson step's own columns, or NULL for the table's */
 	gboolean syncing;  /* the Add parameter checks are being set, not toggled */
 };
 
@@ -272,10 +273,16 @@ static GtkWidget *cell(ClGradientView *self, ClRunData *data, const char *name, 
 	return label;
 }
 
-/* Whether column param is shown: every one, or with many balls those of the
- * selected ball and of the balls that take part in the loss or are actuated. */
+/* Whether column param is shown: those a lesson step lists while it is
+ * shown; else every one, or with many balls those of the selected ball and
+ * of the balls that take part in the loss or are actuated. */
 static gboolean column_shown(ClGradientView *self, const ClScene *scene, const ClParam *param)
 {
+	if (self->step_columns) {
+		char name[CL_NAME_MAX];
+		cl_param_name(scene, param, name, sizeof name);
+		return g_strv_contains((const char *const *)self->step_columns, name);
+	}
 	if (scene->ball_count <= BALLS_SHOWN_ALL || gtk_toggle_button_get_active(self->all_balls) || param->ball < 0)
 		return TRUE;
 	ClPick selected = cl_document_get_selection(self->doc);
@@ -356,7 +363,10 @@ static void rebuild(ClGradientView *self)
 	if (exact_slot < 0)
 		add_note(self, "dialog-information-symbolic",
 				 "No exact reference for this scene: cells are not coloured by agreement.");
-	if ((int)shown->len < data->column_count)
+	if (self->step_columns)
+		add_note(self, "dialog-information-symbolic",
+				 "Showing the columns this lesson step is about; “All lessons” leaves the lesson and shows every one.");
+	else if ((int)shown->len < data->column_count)
 		add_note(self, "dialog-information-symbolic",
 				 "Showing the columns of the selected ball and of the balls in the loss; “All balls” shows every "
 				 "one (their differences are taken after these).");
@@ -495,9 +505,35 @@ static void all_balls_toggled(GtkToggleButton *button, ClGradientView *self)
 
 /* ------------------------------------------------------ ClResultsView */
 
+/* The step's parameters are the table's columns while the step is shown:
+ * physical ones (elasticity, mirror.angle) become added columns of the runs,
+ * so that the cells the text cites and outlines are there to see. */
+static gboolean show_step(ClResultsView *view, const ClLessonStep *step, GError **error)
+{
+	(void)error;
+	ClGradientView *self = CL_GRADIENT_VIEW(view);
+	g_clear_pointer(&self->step_columns, g_strfreev);
+	if (!step->view.parameters || !self->runner)
+		return TRUE;
+	self->step_columns = g_strdupv(step->view.parameters);
+	g_autoptr(GStrvBuilder) extra = g_strv_builder_new();
+	for (char **name = step->view.parameters; *name; name++) {
+		ClParam param;
+		if (cl_param_parse(step->scene, *name, &param, NULL, 0) && !cl_param_has_adjoint(&param))
+			g_strv_builder_add(extra, *name);
+	}
+	g_auto(GStrv) names = g_strv_builder_end(extra);
+	cl_runner_set_extra_columns(self->runner, (const char *const *)names);
+	rebuild_param_list(self);
+	return TRUE;
+}
+
 static void set_highlight(ClResultsView *view, const ClLessonStep *step)
 {
 	ClGradientView *self = CL_GRADIENT_VIEW(view);
+	/* another step's view, or the lesson left: the table's own columns again */
+	if (!step || step->view.kind != CL_LESSON_VIEW_GRADIENTS)
+		g_clear_pointer(&self->step_columns, g_strfreev);
 	g_clear_pointer(&self->highlight, g_array_unref);
 	if (step && step->highlights->len > 0) {
 		self->highlight = g_array_new(FALSE, TRUE, sizeof(Highlight));
@@ -513,6 +549,7 @@ static void set_highlight(ClResultsView *view, const ClLessonStep *step)
 
 static void cl_gradient_view_view_init(ClResultsViewInterface *iface)
 {
+	iface->show_step = show_step;
 	iface->highlight = set_highlight;
 }
 
@@ -553,6 +590,7 @@ static void cl_gradient_view_dispose(GObject *object)
 {
 	ClGradientView *self = CL_GRADIENT_VIEW(object);
 	g_clear_pointer(&self->highlight, g_array_unref);
+	g_clear_pointer(&self->step_columns, g_strfreev);
 	gtk_widget_dispose_template(GTK_WIDGET(self), CL_TYPE_GRADIENT_VIEW);
 	GtkWidget *child;
 	while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))

@@ -176,7 +176,8 @@ bool cl_param_equal(const ClParam *a, const ClParam *b)
 }
 
 /* Degrees of arc to a unit vector, exact at multiples of 90° (a wall set to
- * 90° has the normal (0, 1), not (6e-17, 1)). */
+ * 90° has the normal (0, 1), not (6e-17, 1)), without negative zeros (180°
+ * gives (−1, +0), whose angle reads back as 180°, not −180°). */
 static ClVec2 direction_of(double degrees)
 {
 	double turns = degrees / 90.0;
@@ -185,16 +186,22 @@ static ClVec2 direction_of(double degrees)
 	double c = cos(rest), s = sin(rest);
 	if (rest == 0.0)
 		c = 1.0, s = 0.0;
+	ClVec2 d;
 	switch ((int)fmod(fmod(quadrant, 4.0) + 4.0, 4.0)) {
 	case 1:
-		return (ClVec2){-s, c};
+		d = (ClVec2){-s, c};
+		break;
 	case 2:
-		return (ClVec2){-c, -s};
+		d = (ClVec2){-c, -s};
+		break;
 	case 3:
-		return (ClVec2){s, -c};
+		d = (ClVec2){s, -c};
+		break;
 	default:
-		return (ClVec2){c, s};
+		d = (ClVec2){c, s};
+		break;
 	}
+	return (ClVec2){d.x + 0.0, d.y + 0.0};
 }
 
 double cl_wall_angle(const ClWall *wall)

@@ -220,6 +220,22 @@ def main():
         title = find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and (n.name or "").startswith("Task 1"))
         check(s and title is not None and selected_tab(app, "Convergence"),
               "leaving the lesson keeps its scene (%s) and the convergence view" % (title.name if title else "none"))
+
+        # ---- a step's gradient columns: Aim the wall's third step is about mirror.angle alone
+        def cell(prefix):
+            return find(app, lambda n: n.getRole() == pyatspi.ROLE_LABEL and (n.name or "").startswith(prefix))
+        activate("lesson-open", GLib.Variant("s", "aim-the-wall"))
+        activate("lesson-step", GLib.Variant("i", 3))
+        s = wait_for(step_done(3), 120)
+        angle = wait_for(lambda: (lambda c: c if c and (c.description or "").endswith("(highlighted)") else None)(
+            cell("compliant-warp mirror.angle =")), 60)
+        check(s and angle is not None and cell("exact ball.position.x =") is None,
+              "a lesson step's gradients view shows its own columns: compliant-warp's ∂L/∂mirror.angle, "
+              "outlined, and not the default ball columns", "cell: %s" % (angle.name if angle else None))
+        screenshot("lesson-step-columns")
+        activate("lesson-leave")
+        check(wait_for(lambda: cell("exact ball.position.x ="), 60) is not None,
+              "leaving the lesson shows every column again")
     finally:
         try:
             call("org.gtk.Actions", "Activate", GLib.Variant("(sava{sv})", ("quit", [], {})),
