@@ -68,25 +68,34 @@ static void test_exact_task1_closed_form(void)
 	cl_scene_free(scene);
 }
 
-/* A parameter without an adjoint goes through central differences: the
- * impact is at t = 0.45, after it p_y = r + 2e·(T − 0.45), so ∂p_y/∂e = 1.1. */
-static void test_finite_difference_parameter(void)
+/* A physical parameter: the impact is at t = 0.45, after it
+ * p_y = r + 2e·(T − 0.45), so ∂p_y/∂e = 1.1 — exact's adjoint from its
+ * parameter columns; impulse has no adjoint of e and goes through central
+ * differences, the same as a single cl_finite_difference at that N. */
+static void test_physical_parameter(void)
 {
 	ClScene *scene = cl_test_task1();
-	int exact = cl_test_backend("exact");
+	int backends[] = {cl_test_backend("exact"), cl_test_backend("impulse")};
 	static const int steps[] = {100, 1000};
 	ClConvergenceDef def = {
 		.param = parse(scene, "elasticity"),
 		.steps = steps,
 		.step_count = 2,
-		.backends = &exact,
-		.backend_count = 1,
+		.backends = backends,
+		.backend_count = 2,
 		.threads = 1,
 	};
-	ClConvergencePoint points[2];
+	ClConvergencePoint points[4];
 	g_assert_true(cl_convergence(scene, &def, points, NULL));
-	for (int k = 0; k < 2; k++)
-		g_assert_cmpfloat_with_epsilon(points[k].value, 1.1, 1e-7);
+	for (int k = 0; k < 2; k++) {
+		g_assert_cmpfloat_with_epsilon(points[k].value, 1.1, 1e-12);
+		ClScene *s = cl_scene_copy(scene);
+		g_assert_true(cl_scene_set_steps(s, steps[k]));
+		ClStatus st;
+		double fd = cl_finite_difference(s, backends[1], &def.param, cl_fd_step(s, backends[1], &def.param), &st);
+		g_assert_cmpfloat(points[2 + k].value, ==, fd);
+		cl_scene_free(s);
+	}
 	cl_scene_free(scene);
 }
 
@@ -254,7 +263,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/convergence/exact-task1-closed-form", test_exact_task1_closed_form);
-	g_test_add_func("/convergence/finite-difference-parameter", test_finite_difference_parameter);
+	g_test_add_func("/convergence/physical-parameter", test_physical_parameter);
 	g_test_add_func("/convergence/matches-single-runs-any-threads", test_matches_single_runs_any_threads);
 	g_test_add_func("/convergence/pbd-position-gradient-zero", test_pbd_position_gradient_zero);
 	g_test_add_func("/convergence/toi-converges-to-the-wrong-value", test_toi_converges_to_the_wrong_value);

@@ -42,9 +42,11 @@ static const ClConvergencePoint point_out_of_memory = {NAN, NAN, CL_STATUS_MEMOR
 static ClConvergencePoint compute_point(const ClScene *base, const ClConvergenceDef *def, int backend, int steps)
 {
 	const ClParam *p = &def->param;
+	/* a physical parameter's adjoint comes from the run's parameter columns */
+	bool physical = !cl_param_has_adjoint(p) && cl_backend_has_param_adjoint(backend, p);
 	bool adjoint = cl_param_has_adjoint(p);
 	ClStatus budget;
-	if (!cl_memory_fits(base, point_bytes(base, backend, steps, adjoint), "a point", &budget))
+	if (!cl_memory_fits(base, point_bytes(base, backend, steps, adjoint || physical), "a point", &budget))
 		return point_out_of_memory;
 	ClScene *scene = cl_scene_copy(base);
 	ClRollout *rollout = scene && cl_scene_set_steps(scene, steps) ? cl_rollout_new(scene, backend) : NULL;
@@ -56,11 +58,14 @@ static ClConvergencePoint compute_point(const ClScene *base, const ClConvergence
 		cl_scene_free(scene);
 		return point_out_of_memory;
 	}
-	cl_rollout_run(rollout, NULL, NULL, adjoint);
+	cl_rollout_record_params(rollout, physical);
+	cl_rollout_run(rollout, NULL, NULL, adjoint || physical);
 	ClConvergencePoint point = {.loss = cl_rollout_loss(rollout), .status = cl_rollout_status(rollout)->code};
 	if (adjoint) {
 		cl_rollout_gradient(rollout, g_s0, g_u);
 		point.value = *cl_param_slot(scene, p, g_s0, g_u);
+	} else if (physical) {
+		cl_rollout_param_gradient(rollout, p, 1, &point.value);
 	} else if (!cl_status_is_fatal(point.status)) {
 		ClStatus fd_status;
 		point.value = cl_finite_difference(scene, backend, p, cl_fd_step(scene, backend, p),

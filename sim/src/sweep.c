@@ -81,18 +81,24 @@ static ClSweepCell cell_adjoint(Worker *w, int slot_index, double x, double y)
 	return cell;
 }
 
-/* A parameter without an adjoint (elasticity, mass, …) changes the scene
- * itself: a scene copy and a fresh rollout, central differences for it. */
+/* A physical parameter (elasticity, mass, a wall's angle, …) changes the
+ * scene itself: a scene copy and a fresh rollout, recorded with parameter
+ * columns where the backend has that parameter's adjoint, else central
+ * differences for it. */
 static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 {
 	Sweep *sw = w->sweep;
 	const ClSweepDef *def = sw->def;
 	int backend = def->backends[slot_index];
+	const ClParam *params[2] = {&def->x.param, &def->y.param};
+	bool adjoint[2] = {sw->adjoint_x, sw->adjoint_y}, physical[2];
+	for (int k = 0; k < 2; k++)
+		physical[k] = !adjoint[k] && cl_backend_has_param_adjoint(backend, params[k]);
+	bool any_adjoint = adjoint[0] || adjoint[1], any_physical = physical[0] || physical[1];
 	ClScene *scene = cl_scene_copy(sw->scene);
-	bool any_adjoint = sw->adjoint_x || sw->adjoint_y;
 	double *g_s0 = NULL, *g_u = NULL;
 	ClRollout *r = NULL;
-	if (!scene || !cl_param_set(scene, &def->x.param, x) || !cl_param_set(scene, &def->y.param, y) ||
+	if (!scene || !cl_param_set(scene, params[0], x) || !cl_param_set(scene, params[1], y) ||
 		!(r = cl_rollout_new(scene, backend)) ||
 		(any_adjoint && (!(g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double))) ||
 						 !(g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double)))))) {
@@ -101,21 +107,23 @@ static ClSweepCell cell_general(Worker *w, int slot_index, double x, double y)
 		cl_scene_free(scene);
 		return cell_out_of_memory();
 	}
-	cl_rollout_run(r, NULL, NULL, any_adjoint);
+	cl_rollout_record_params(r, any_physical);
+	cl_rollout_run(r, NULL, NULL, any_adjoint || any_physical);
 	ClSweepCell cell = {.loss = cl_rollout_loss(r), .status = cl_rollout_status(r)->code};
 	if (any_adjoint)
 		cl_rollout_gradient(r, g_s0, g_u);
-	const ClParam *params[2] = {&def->x.param, &def->y.param};
-	bool adjoint[2] = {sw->adjoint_x, sw->adjoint_y};
 	double grads[2];
 	for (int k = 0; k < 2; k++) {
 		if (adjoint[k]) {
 			grads[k] = *cl_param_slot(scene, params[k], g_s0, g_u);
-			continue;
+		} else if (physical[k]) {
+			cl_rollout_param_gradient(r, params[k], 1, &grads[k]);
+		} else {
+			ClStatus fd_status;
+			grads[k] = cl_finite_difference(scene, backend, params[k], cl_fd_step(scene, backend, params[k]),
+											&fd_status);
+			merge_status(&cell.status, fd_status.code);
 		}
-		ClStatus fd_status;
-		grads[k] = cl_finite_difference(scene, backend, params[k], cl_fd_step(scene, backend, params[k]), &fd_status);
-		merge_status(&cell.status, fd_status.code);
 	}
 	cell.grad_x = grads[0];
 	cell.grad_y = grads[1];
