@@ -269,6 +269,70 @@ static void test_pair_scenes(gconstpointer id)
 	g_assert_cmpint(pairs, >=, SCENES); /* a ball-ball impact a scene on average */
 }
 
+/* A backend's own real parameter as a parameter: named BACKEND.PARAM, set
+ * and read in the scene's backend parameters, listed by CL_PARAMS_BACKENDS
+ * (not whole numbers or choices), no derivative in another backend's
+ * rows (whose loss it cannot move), and optimized only with its backend,
+ * projected into its declared range. */
+static void test_backend_parameters(void)
+{
+	ClScene *s = cl_test_task2(0.0);
+	int warp = cl_test_backend("compliant-warp"), exact = cl_test_backend("exact");
+	ClParam p;
+	char message[256];
+	g_assert_true(cl_param_parse(s, "compliant-warp.damping", &p, message, sizeof message));
+	g_assert_cmpint(p.target, ==, CL_PARAM_BACKEND);
+	g_assert_cmpint(p.backend, ==, warp);
+	g_assert_true(cl_param_fits(s, &p));
+	char name[CL_NAME_MAX];
+	cl_param_name(s, &p, name, sizeof name);
+	g_assert_cmpstr(name, ==, "compliant-warp.damping");
+	g_assert_cmpfloat(cl_param_get(s, &p), ==, cl_scene_backend_param(s, warp, "damping"));
+	g_assert_true(cl_param_set(s, &p, 7.5));
+	g_assert_cmpfloat(cl_scene_backend_param(s, warp, "damping"), ==, 7.5);
+	g_assert_false(cl_param_parse(s, "compliant-warp.precision", &p, message, sizeof message));
+	g_assert_nonnull(strstr(message, "not a real number"));
+	g_assert_false(cl_param_parse(s, "compliant-warp.nothing", &p, message, sizeof message));
+	g_assert_nonnull(strstr(message, "no parameter of this name"));
+
+	int count;
+	ClParam *all = cl_scene_params_new(s, CL_PARAMS_BACKENDS, -1, &count);
+	bool stiffness = false;
+	for (int k = 0; k < count; k++) {
+		cl_param_name(s, &all[k], name, sizeof name);
+		g_assert_cmpint(all[k].target, ==, CL_PARAM_BACKEND);
+		g_assert_cmpint(cl_backend_info(all[k].backend)->params[all[k].index].kind, ==, CL_PARAM_KIND_REAL);
+		stiffness |= strcmp(name, "compliant-warp.stiffness") == 0;
+	}
+	g_assert_true(stiffness);
+	free(all);
+
+	g_assert_true(cl_param_parse(s, "compliant-warp.stiffness", &p, NULL, 0));
+	g_assert_false(cl_backend_has_param_adjoint(exact, &p));
+	ClStatus st;
+	g_assert_cmpfloat(cl_finite_difference(s, exact, &p, cl_fd_step(s, exact, &p), &st), ==, 0.0);
+	double fd = cl_finite_difference(s, warp, &p, cl_fd_step(s, warp, &p), &st);
+	g_test_message("compliant-warp dL/dstiffness by central differences: %.6g", fd);
+	g_assert_cmpfloat(fd, !=, 0.0);
+
+	s->optimize.parameter_count = 1;
+	g_strlcpy(s->optimize.parameters[0], "compliant-warp.damping", sizeof s->optimize.parameters[0]);
+	s->optimize.gradient = CL_GRADIENT_FD;
+	s->optimize.iterations = 1;
+	s->optimize.learning_rate = 1e9; /* one long step: out of range, projected back */
+	ClOptimizeResult result;
+	g_assert_false(cl_optimize(s, exact, NULL, NULL, NULL, &result));
+	g_test_message("exact: %s", result.status.message);
+	g_assert_nonnull(strstr(result.status.message, "is a parameter of compliant-warp"));
+	cl_optimize_result_clear(&result);
+	g_assert_true(cl_optimize(s, warp, NULL, NULL, NULL, &result));
+	const ClParamDesc *d = &cl_backend_info(warp)->params[cl_backend_param_find(warp, "damping")];
+	g_test_message("damping after one long step: %.9g (range %g … %g)", result.parameters[0], d->min, d->max);
+	g_assert_true(result.parameters[0] == d->min || result.parameters[0] == d->max);
+	cl_optimize_result_clear(&result);
+	cl_scene_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -281,5 +345,6 @@ int main(int argc, char **argv)
 		g_test_add_data_func(path, backends[k], test_pair_scenes);
 		g_free(path);
 	}
+	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	return g_test_run();
 }

@@ -425,9 +425,14 @@ static void rebuild_param_list(ClGradientView *self)
 	const ClScene *scene = cl_document_get_scene(self->doc);
 	const char *const *chosen = cl_runner_get_extra_columns(self->runner);
 	int count;
-	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_PHYSICAL, -1, &count);
+	ClParam *params = cl_scene_params_new(scene, CL_PARAMS_PHYSICAL | CL_PARAMS_BACKENDS, -1, &count);
+	int listed = 0;
 	self->syncing = TRUE;
 	for (int k = 0; params && k < count; k++) {
+		/* a backend's own parameters while it is enabled: its row is the one they move */
+		if (params[k].target == CL_PARAM_BACKEND && !cl_document_backend_enabled(self->doc, params[k].backend))
+			continue;
+		listed++;
 		char name[CL_NAME_MAX];
 		cl_param_name(scene, &params[k], name, sizeof name);
 		/* a toggle, not a check button: it is pressed while its column is
@@ -447,7 +452,7 @@ static void rebuild_param_list(ClGradientView *self)
 		gtk_box_append(GTK_BOX(self->param_list), check);
 	}
 	self->syncing = FALSE;
-	gtk_widget_set_sensitive(self->add_param_button, count > 0);
+	gtk_widget_set_sensitive(self->add_param_button, listed > 0);
 	free(params);
 }
 
@@ -463,7 +468,7 @@ static void update_progress_state(ClGradientView *self)
 static void document_changed(ClDocument *doc, guint what, ClGradientView *self)
 {
 	(void)doc;
-	if (what & CL_DOCUMENT_SCENE)
+	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_BACKENDS))
 		rebuild_param_list(self);
 	if (what & (CL_DOCUMENT_SCENE | CL_DOCUMENT_SELECTION))
 		prioritise_shown(self);

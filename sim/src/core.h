@@ -154,9 +154,16 @@ static inline int cl_phys_wall(const ClScene *scene, int wall, int which)
 	return CL_PHYS_BALLS + 2 * scene->ball_count + 3 * wall + which;
 }
 
+/* A backend's own parameter by its index: each backend's tape has columns
+ * of its own parameters only, so the backends share these numbers. */
+static inline int cl_phys_backend(const ClScene *scene, int index)
+{
+	return CL_PHYS_BALLS + 2 * scene->ball_count + 3 * scene->wall_count + index;
+}
+
 static inline int cl_phys_count(const ClScene *scene)
 {
-	return CL_PHYS_BALLS + 2 * scene->ball_count + 3 * scene->wall_count;
+	return cl_phys_backend(scene, CL_PARAMS_MAX);
 }
 
 /* The number of a physical parameter, −1 for an initial state or a control. */
@@ -192,6 +199,9 @@ typedef struct ClBackend {
 	 * columns the step records when the tape records parameters, or that
 	 * accel_form covers. */
 	unsigned param_adjoints;
+	/* Its own parameters the tape differentiates: a bit 1u << index per
+	 * ClBackendInfo.params entry, columns cl_phys_backend(scene, index). */
+	unsigned own_param_adjoints;
 	/* Controls and gravity enter the step only through the acceleration
 	 * u_i/m_i + g: then dL/dg = Σ m_i·dL/du_i and the acceleration's part of
 	 * dL/dm_i is −Σ dL/du_i·u_i/m_i (the rest of m_i's effect, e.g. in

@@ -36,11 +36,11 @@ ClParam *cl_optimize_expand(const ClScene *scene, const ClOptimizeDef *def, int 
 		if (ball >= 0 && strcmp(dot + 1, "control") == 0) {
 			for (int n = 0; n < scene->steps; n++)
 				for (int a = 0; a < 2; a++)
-					pushed = pushed && push(&params, count, &capacity, (ClParam){CL_PARAM_CONTROL, ball, n, a, -1});
+					pushed = pushed && push(&params, count, &capacity, (ClParam){.target = CL_PARAM_CONTROL, .ball = ball, .step = n, .axis = a, .wall = -1});
 		} else if (ball >= 0 && (strcmp(dot + 1, "position") == 0 || strcmp(dot + 1, "velocity") == 0)) {
 			ClParamTarget target = strcmp(dot + 1, "position") == 0 ? CL_PARAM_POSITION : CL_PARAM_VELOCITY;
 			for (int a = 0; a < 2; a++)
-				pushed = pushed && push(&params, count, &capacity, (ClParam){target, ball, 0, a, -1});
+				pushed = pushed && push(&params, count, &capacity, (ClParam){.target = target, .ball = ball, .axis = a, .wall = -1});
 		} else {
 			ball = -1; /* a scalar name, below */
 		}
@@ -101,6 +101,10 @@ static double project(const ClParam *p, double x)
 	case CL_PARAM_MASS:
 	case CL_PARAM_DURATION:
 		return fmax(x, CL_OPTIMIZE_POSITIVE_MIN);
+	case CL_PARAM_BACKEND: {
+		const ClParamDesc *d = &cl_backend_info(p->backend)->params[p->index];
+		return fmin(fmax(x, d->min), d->max);
+	}
 	default:
 		return x;
 	}
@@ -115,6 +119,11 @@ static bool refuse(const ClScene *scene, int backend, const ClOptimizeDef *def, 
 	for (int k = 0; k < count; k++) {
 		char name[CL_NAME_MAX];
 		cl_param_name(scene, &params[k], name, sizeof name);
+		if (params[k].target == CL_PARAM_BACKEND && params[k].backend != backend) {
+			snprintf(message, size, "%s is a parameter of %s, which %s does not have", name,
+					 cl_backend_info(params[k].backend)->id, id);
+			return true;
+		}
 		if (def->gradient == CL_GRADIENT_ADJOINT && !cl_backend_has_param_adjoint(backend, &params[k])) {
 			snprintf(message, size,
 					 "%s has no adjoint of dL/d%s; gradient \"fd\" takes central differences instead",

@@ -52,6 +52,21 @@ bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char
 	char id[CL_ID_MAX];
 	size_t len = (size_t)(dot - name);
 	const char *rest = dot + 1;
+	if (len < sizeof id) {
+		memcpy(id, name, len);
+		id[len] = '\0';
+		/* a backend's own parameter, unless a ball or wall has that id */
+		int backend = cl_backend_find(id);
+		if (backend >= 0 && cl_scene_find_ball(scene, id) < 0 && cl_scene_find_wall(scene, id) < 0) {
+			int index = cl_backend_param_find(backend, rest);
+			if (index < 0)
+				return fail(message, size, name, "the backend has no parameter of this name (contactlab backends)");
+			if (cl_backend_info(backend)->params[index].kind != CL_PARAM_KIND_REAL)
+				return fail(message, size, name, "not a real number: a whole number or choice has no derivative");
+			*param = (ClParam){.target = CL_PARAM_BACKEND, .ball = -1, .wall = -1, .backend = backend, .index = index};
+			return true;
+		}
+	}
 	bool of_wall = strncmp(rest, "point.", 6) == 0 || strcmp(rest, "angle") == 0;
 	if (len >= sizeof id)
 		return fail(message, size, name, of_wall ? "wall id too long" : "ball id too long");
@@ -145,6 +160,12 @@ void cl_param_name(const ClScene *scene, const ClParam *param, char *name, size_
 	case CL_PARAM_WALL_ANGLE:
 		snprintf(name, size, "%s.angle", wall);
 		break;
+	case CL_PARAM_BACKEND: {
+		const ClBackendInfo *info = cl_backend_info(param->backend);
+		snprintf(name, size, "%s.%s", info ? info->id : "?",
+				 info && param->index >= 0 && param->index < info->param_count ? info->params[param->index].name : "?");
+		break;
+	}
 	}
 }
 
@@ -171,6 +192,8 @@ bool cl_param_equal(const ClParam *a, const ClParam *b)
 		return a->wall == b->wall && a->axis == b->axis;
 	case CL_PARAM_WALL_ANGLE:
 		return a->wall == b->wall;
+	case CL_PARAM_BACKEND:
+		return a->backend == b->backend && a->index == b->index;
 	}
 	return false;
 }
@@ -242,6 +265,10 @@ bool cl_param_fits(const ClScene *scene, const ClParam *param)
 	case CL_PARAM_DURATION:
 	case CL_PARAM_GRAVITY:
 		return true;
+	case CL_PARAM_BACKEND: {
+		const ClBackendInfo *info = cl_backend_info(param->backend);
+		return info && param->index >= 0 && param->index < info->param_count;
+	}
 	}
 	return false;
 }
@@ -274,6 +301,8 @@ double cl_param_get(const ClScene *scene, const ClParam *param)
 		return *axis_of(&s->walls[param->wall].point, param->axis);
 	case CL_PARAM_WALL_ANGLE:
 		return cl_wall_angle(&scene->walls[param->wall]);
+	case CL_PARAM_BACKEND:
+		return scene->backend_params[param->backend].values[param->index];
 	}
 	return NAN;
 }
@@ -332,6 +361,10 @@ bool cl_param_set(ClScene *scene, const ClParam *param, double value)
 			wall->normal = isfinite(value) ? direction_of(value) : (ClVec2){NAN, NAN};
 		break;
 	}
+	case CL_PARAM_BACKEND:
+		/* unchecked, like elasticity: a central difference may step past a bound */
+		scene->backend_params[param->backend].values[param->index] = value;
+		break;
 	}
 	return true;
 }
@@ -361,6 +394,8 @@ int cl_phys_index(const ClScene *scene, const ClParam *param)
 		return cl_phys_wall(scene, param->wall, param->axis);
 	case CL_PARAM_WALL_ANGLE:
 		return cl_phys_wall(scene, param->wall, 2);
+	case CL_PARAM_BACKEND:
+		return cl_phys_backend(scene, param->index);
 	default:
 		return -1;
 	}
@@ -416,6 +451,14 @@ int cl_scene_params(const ClScene *scene, unsigned groups, int ball, ClParam *ou
 			for (int axis = 0; axis < 2; axis++)
 				put_param(out, capacity, &count, (ClParam){.target = CL_PARAM_WALL_POINT, .ball = -1, .axis = axis, .wall = k});
 			put_param(out, capacity, &count, (ClParam){.target = CL_PARAM_WALL_ANGLE, .ball = -1, .wall = k});
+		}
+	if (groups & CL_PARAMS_BACKENDS)
+		for (int b = 0; b < cl_backend_count(); b++) {
+			const ClBackendInfo *info = cl_backend_info(b);
+			for (int i = 0; i < info->param_count; i++)
+				if (info->params[i].kind == CL_PARAM_KIND_REAL)
+					put_param(out, capacity, &count,
+							  (ClParam){.target = CL_PARAM_BACKEND, .ball = -1, .wall = -1, .backend = b, .index = i});
 		}
 	return count;
 }

@@ -597,6 +597,8 @@ bool cl_backend_has_param_adjoint(int backend, const ClParam *param)
 	if (cl_param_has_adjoint(param))
 		return true;
 	const ClBackend *impl = cl_backend_get(backend);
+	if (param->target == CL_PARAM_BACKEND)
+		return impl && param->backend == backend && (impl->own_param_adjoints & (1u << param->index));
 	return impl && (impl->param_adjoints & (1u << param->target));
 }
 

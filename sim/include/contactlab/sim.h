@@ -123,11 +123,13 @@ int cl_gradient_estimator_find(const char *name);                      /* −1 w
  * ("ball.velocity.x"), a vector ("ball.velocity", "ball.position"), a
  * whole control sequence ("ball1.control") or a physical parameter, named
  * as --set names it ("elasticity", "friction", "gravity.y", "duration",
- * "ball.radius", "ball.mass", "wall.point.x", "wall.angle"). A physical
+ * "ball.radius", "ball.mass", "wall.point.x", "wall.angle",
+ * "compliant-warp.stiffness": only with that backend). A physical
  * parameter needs the backend's adjoint of it (cl_backend_has_param_adjoint)
  * or gradient CL_GRADIENT_FD or CL_GRADIENT_ZOBG; after each step it is
  * projected back to its valid range: elasticity to [0, 1], friction to
- * [0, ∞), radii, masses and the duration to [CL_OPTIMIZE_POSITIVE_MIN, ∞). */
+ * [0, ∞), radii, masses and the duration to [CL_OPTIMIZE_POSITIVE_MIN, ∞),
+ * a backend's parameter to its declared range. */
 typedef struct ClOptimizeDef {
 	int parameter_count;
 	char parameters[CL_OPTIMIZE_PARAMS_MAX][CL_NAME_MAX];
@@ -251,6 +253,7 @@ typedef enum ClParamTarget {
 	CL_PARAM_MASS,       /* ball.mass */
 	CL_PARAM_WALL_POINT, /* wall.point.x, wall.point.y */
 	CL_PARAM_WALL_ANGLE, /* wall.angle: the normal's direction in degrees, counter-clockwise from +x */
+	CL_PARAM_BACKEND,    /* backend.param: a backend's own real parameter, "compliant-warp.stiffness" */
 } ClParamTarget;
 
 /* A named scalar of a scene: "ball.position.x", "ball1.control[0].y",
@@ -262,6 +265,7 @@ typedef struct ClParam {
 	int step;
 	int axis;
 	int wall; /* CL_PARAM_WALL_POINT, CL_PARAM_WALL_ANGLE */
+	int backend, index; /* CL_PARAM_BACKEND: the backend and its parameter's index */
 } ClParam;
 
 bool cl_param_parse(const ClScene *scene, const char *name, ClParam *param, char *message, size_t size);
@@ -293,6 +297,7 @@ typedef enum ClParamGroup {
 	CL_PARAMS_BALL_PHYSICS = 1 << 2,  /* each ball's radius, mass */
 	CL_PARAMS_GLOBAL = 1 << 3,        /* elasticity, friction, gravity.x|y, duration */
 	CL_PARAMS_WALLS = 1 << 4,         /* each wall's point.x|y, angle */
+	CL_PARAMS_BACKENDS = 1 << 5,      /* every backend's real parameters: compliant-warp.stiffness, … */
 	/* the gradient table's columns, the perturbation and convergence choices */
 	CL_PARAMS_TABLE = CL_PARAMS_INITIAL_STATE | CL_PARAMS_FIRST_CONTROL,
 	/* the parameters beyond the table's: the gradient table's "Add parameter"
