@@ -619,7 +619,7 @@ static const BadLesson bad_lessons[] = {
 	 "bad.json: steps[0].text: {smooth exact zobg ball.position.x}: \"ball.position.x\" is not one of the "
 	 "smoothing's parameters"},
 	{"smooth-no-adjoint", SMOOTHING(SMOOTH_Y, "{smooth impulse fobg elasticity}"),
-	 "bad.json: steps[0].text: {smooth impulse fobg elasticity}: elasticity has no adjoint"},
+	 "bad.json: steps[0].text: {smooth impulse fobg elasticity}: impulse has no adjoint of elasticity"},
 	{"smooth-alpha-parameter", SMOOTHING(SMOOTH_Y, "{smooth impulse alpha ball.position.y}"),
 	 "bad.json: steps[0].text: {smooth impulse alpha ball.position.y}: {smooth impulse alpha} takes no parameter"},
 	{"smooth-sigma-count", SMOOTHING("{\"parameters\": [\"ball.position.y\"], \"sigma\": [0.05, 0.1]}", "{loss exact}"),

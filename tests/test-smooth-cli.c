@@ -69,14 +69,16 @@ static void test_csv(void)
 		g_assert_cmpfloat(fabs(number(mean) - 1.2), <, 1e-4);
 		g_assert_cmpstr(se, ==, "");
 		g_assert_true(csv_row(rows, ids[b], "alpha", "", &mean, &se));
-		g_assert_cmpfloat(number(mean), ==, 0.0); /* no FoBG for elasticity: AoBG is ZoBG */
+		/* impulse has no FoBG for elasticity (a constant of DiffTaichi): AoBG is ZoBG */
+		double alpha = number(mean);
+		g_assert_true(b == 0 ? alpha >= 0.0 && alpha <= 1.0 : alpha == 0.0);
 		for (int k = 0; k < 2; k++) {
 			const char *p = k ? "elasticity" : "ball.position.y";
 			static const char *const estimators[] = {"point", "zobg", "zobg-nobaseline", "fobg", "aobg", "fobg-bias"};
 			for (size_t e = 0; e < G_N_ELEMENTS(estimators); e++) {
 				g_assert_true(csv_row(rows, ids[b], estimators[e], p, &mean, &se));
 				gboolean first_order = e == 3 || e == 5;
-				if (k == 1 && first_order) {
+				if (b == 1 && k == 1 && first_order) {
 					/* not a number: the backend has no adjoint for it */
 					g_assert_cmpstr(mean, ==, "");
 					g_assert_cmpstr(se, ==, "");
@@ -91,7 +93,8 @@ static void test_csv(void)
 			const char *zobg, *aobg, *zobg_se, *aobg_se;
 			g_assert_true(csv_row(rows, ids[b], "zobg", p, &zobg, &zobg_se));
 			g_assert_true(csv_row(rows, ids[b], "aobg", p, &aobg, &aobg_se));
-			g_assert_cmpstr(zobg, ==, aobg);
+			if (alpha == 0.0)
+				g_assert_cmpstr(zobg, ==, aobg);
 		}
 	}
 	/* Task 1: impulse's own gradient is +1, ZoBG of its loss is negative */

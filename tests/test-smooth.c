@@ -397,7 +397,10 @@ static void test_antithetic(void)
 
 /* ------------------------------------------------------------ availability */
 
-static void test_parameter_without_adjoint(void)
+/* A physical parameter: exact differentiates e (parameter columns at each
+ * sample), impulse-toi does not (e is a constant of DiffTaichi): ZoBG only,
+ * its point derivative the central difference. */
+static void test_physical_parameter(void)
 {
 	ClScene *scene = cl_test_task2(0.0);
 	const char *names[] = {"elasticity", "ball.velocity.x"};
@@ -408,22 +411,38 @@ static void test_parameter_without_adjoint(void)
 	def.samples = 100;
 	ClStatus status;
 	g_assert_true(cl_smooth(scene, &def, run.results, &status));
-	for (int b = 0; b < 2; b++) {
-		const ClSmoothResult *r = &run.results[b];
-		g_assert_false(r->gradient[0].has_adjoint);
-		g_assert_true(isnan(r->gradient[0].fobg.mean));
-		g_assert_true(isfinite(r->gradient[0].zobg.mean));
-		/* the point derivative is the central difference, as `gradients` and sweeps give it */
-		double fd = cl_finite_difference(scene, run.backends[b], &run.params[0],
-										 cl_fd_step(scene, run.backends[b], &run.params[0]), NULL);
-		g_assert_true(same_bits(r->gradient[0].point, fd));
-		/* a coordinate with an adjoint keeps its FoBG; AoBG falls back to ZoBG and says so */
-		g_assert_true(r->gradient[1].has_adjoint);
-		g_assert_true(isfinite(r->gradient[1].fobg.mean));
-		g_assert_cmpint(r->alpha.rule, ==, CL_SMOOTH_ALPHA_NO_FOBG);
-		for (int k = 0; k < 2; k++)
-			assert_same_estimate(r->gradient[k].aobg, r->gradient[k].zobg);
-	}
+
+	const ClSmoothResult *exact = &run.results[0];
+	g_assert_true(exact->gradient[0].has_adjoint);
+	g_assert_true(isfinite(exact->gradient[0].fobg.mean));
+	g_assert_cmpint(exact->alpha.rule, !=, CL_SMOOTH_ALPHA_NO_FOBG);
+	/* the point derivative is the adjoint of one run recorded with parameter columns */
+	ClRollout *r = cl_rollout_new(scene, run.backends[0]);
+	cl_rollout_record_params(r, true);
+	cl_rollout_run(r, NULL, NULL, true);
+	double adjoint;
+	cl_rollout_param_gradient(r, &run.params[0], 1, &adjoint);
+	cl_rollout_free(r);
+	g_assert_true(same_bits(exact->gradient[0].point, adjoint));
+	/* the exact flow is smooth in e here: FoBG and ZoBG estimate the same number */
+	const ClSmoothEstimate *f = &exact->gradient[0].fobg, *z = &exact->gradient[0].zobg;
+	g_test_message("exact d/de: FoBG %.6g ± %.2g, ZoBG %.6g ± %.2g", f->mean, f->se, z->mean, z->se);
+	g_assert_cmpfloat(fabs(f->mean - z->mean), <, 3.0 * sqrt(f->se * f->se + z->se * z->se));
+
+	const ClSmoothResult *toi = &run.results[1];
+	g_assert_false(toi->gradient[0].has_adjoint);
+	g_assert_true(isnan(toi->gradient[0].fobg.mean));
+	g_assert_true(isfinite(toi->gradient[0].zobg.mean));
+	/* the point derivative is the central difference, as `gradients` and sweeps give it */
+	double fd = cl_finite_difference(scene, run.backends[1], &run.params[0],
+									 cl_fd_step(scene, run.backends[1], &run.params[0]), NULL);
+	g_assert_true(same_bits(toi->gradient[0].point, fd));
+	/* a coordinate with an adjoint keeps its FoBG; AoBG falls back to ZoBG and says so */
+	g_assert_true(toi->gradient[1].has_adjoint);
+	g_assert_true(isfinite(toi->gradient[1].fobg.mean));
+	g_assert_cmpint(toi->alpha.rule, ==, CL_SMOOTH_ALPHA_NO_FOBG);
+	for (int k = 0; k < 2; k++)
+		assert_same_estimate(toi->gradient[k].aobg, toi->gradient[k].zobg);
 	run_clear(&run);
 	cl_scene_free(scene);
 }
@@ -677,7 +696,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/smooth/threads-and-common-numbers", test_threads_and_common_numbers);
 	g_test_add_func("/smooth/common-numbers-and-prefix", test_common_numbers_and_prefix);
 	g_test_add_func("/smooth/antithetic", test_antithetic);
-	g_test_add_func("/smooth/parameter-without-adjoint", test_parameter_without_adjoint);
+	g_test_add_func("/smooth/physical-parameter", test_physical_parameter);
 	g_test_add_func("/smooth/degenerate-samples", test_degenerate_samples);
 	g_test_add_func("/smooth/invalid", test_invalid);
 	g_test_add_func("/smooth/cancel", test_cancel);

@@ -642,8 +642,9 @@ static gboolean parse_smooth_cite(const ClLessonStep *step, const char *const *w
 	ClParam param;
 	gboolean first_order = what >= CL_SMOOTH_CITE_FOBG && what <= CL_SMOOTH_CITE_FOBG_NEGATIVE &&
 						   what != CL_SMOOTH_CITE_AOBG && what != CL_SMOOTH_CITE_AOBG_SE;
-	if (first_order && cl_param_parse(step->scene, words[3], &param, NULL, 0) && !cl_param_has_adjoint(&param)) {
-		*reason = g_strdup_printf("%s has no adjoint: FoBG is not available for it", words[3]);
+	if (first_order && cl_param_parse(step->scene, words[3], &param, NULL, 0) &&
+		!cl_backend_has_param_adjoint(cite->backend, &param)) {
+		*reason = g_strdup_printf("%s has no adjoint of %s: FoBG is not available for it", words[1], words[3]);
 		return FALSE;
 	}
 	return TRUE;

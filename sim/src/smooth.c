@@ -169,6 +169,7 @@ typedef struct Evaluator {
 	const ClParam *params;
 	int d;
 	bool record;   /* gradients wanted and some parameter has an adjoint */
+	bool physical; /* recorded with parameter columns: a physical parameter's adjoint */
 	bool in_state; /* every parameter sits in (s0, u): one rollout, reused */
 	double *theta;
 	ClRollout *rollout;
@@ -186,11 +187,13 @@ static bool evaluator_init(Evaluator *e, const ClScene *scene, int backend, cons
 	*e = (Evaluator){.scene = scene, .backend = backend, .params = params, .d = d, .in_state = true};
 	bool any_adjoint = false;
 	for (int k = 0; k < d; k++) {
-		bool adjoint = cl_param_has_adjoint(&params[k]);
-		any_adjoint |= adjoint;
+		bool adjoint = cl_param_has_adjoint(&params[k]), own = cl_backend_has_param_adjoint(backend, &params[k]);
+		any_adjoint |= own;
+		e->physical |= own && !adjoint;
 		e->in_state &= adjoint;
 	}
 	e->record = gradients && any_adjoint;
+	e->physical &= e->record;
 	e->theta = cl_calloc((size_t)d, sizeof(double));
 	e->g_s0 = cl_calloc((size_t)cl_state_size(scene), sizeof(double));
 	e->g_u = cl_calloc((size_t)cl_control_size(scene), sizeof(double));
@@ -261,6 +264,7 @@ static const ClStatus *evaluate(Evaluator *e, const double *w, double *loss, dou
 				grad[k] = NAN;
 			return &no_rollout;
 		}
+		cl_rollout_record_params(e->rollout, e->physical);
 		cl_rollout_run(e->rollout, NULL, NULL, e->record);
 		scene = e->copy;
 	}
@@ -273,6 +277,8 @@ static const ClStatus *evaluate(Evaluator *e, const double *w, double *loss, dou
 							  : cl_param_has_adjoint(&e->params[k]) ? cl_param_slot(scene, &e->params[k], e->g_s0, e->g_u)
 																	: NULL;
 			grad[k] = e->record && g ? *g : NAN;
+			if (e->physical && !g)
+				cl_rollout_param_gradient(e->rollout, &e->params[k], 1, &grad[k]);
 		}
 	}
 	return cl_rollout_status(e->rollout);
@@ -640,7 +646,7 @@ static void make_terms(const Batch *b, int slot, const ClSmoothDef *def, const d
 		for (int k = 0; k < d; k++) {
 			const double *g = b->grad ? b->grad + (base + (size_t)r) * (size_t)d : NULL;
 			y[k] = !g ? NAN : def->antithetic ? 0.5 * (g[k] + g[d + k]) : g[k];
-			ok &= isfinite(y[k]) || !cl_param_has_adjoint(&def->params[k]);
+			ok &= isfinite(y[k]) || !cl_backend_has_param_adjoint(b->backends[slot], &def->params[k]);
 		}
 		t->y_ok[j] = ok;
 		if (!t->z_ok[j])
@@ -697,13 +703,13 @@ static bool reduce(const Batch *b, const ClSmoothDef *def, int terms, const Term
 	out->smoothed_loss = estimate(lm, lv, loss_terms);
 	bool fobg = b->gradients && out->fobg_terms >= 2;
 	for (int k = 0; k < d; k++)
-		fobg &= cl_param_has_adjoint(&def->params[k]);
+		fobg &= cl_backend_has_param_adjoint(out->backend, &def->params[k]);
 	out->alpha = alpha_from_terms(d, terms, t->z, t->z_ok, out->zobg_terms, zm, zv, fobg ? ym : NULL, yv, def->gamma,
 								  def->delta);
 	double alpha = out->alpha.alpha;
 	for (int k = 0; k < d; k++) {
 		ClSmoothGradient *g = &out->gradient[k];
-		g->has_adjoint = cl_param_has_adjoint(&def->params[k]);
+		g->has_adjoint = cl_backend_has_param_adjoint(out->backend, &def->params[k]);
 		g->zobg = estimate(zm[k], zv[k], out->zobg_terms);
 		g->zobg_nobaseline = estimate(pm[k], pv[k], plain_terms);
 		g->fobg = b->gradients && g->has_adjoint ? estimate(ym[k], yv[k], out->fobg_terms)
@@ -898,7 +904,9 @@ bool cl_smooth_quadrature(const ClScene *scene, const ClSmoothDef *def, int poin
 		q->smoothed_loss = usable ? f_sum / q->mass : NAN;
 		for (int k = 0; k < 2; k++) {
 			q->grad[k] = usable && k < d ? g[k] / q->mass : NAN;
-			q->expected_grad[k] = usable && k < d && cl_param_has_adjoint(&def->params[k]) ? e[k] / q->mass : NAN;
+			q->expected_grad[k] = usable && k < d && cl_backend_has_param_adjoint(def->backends[s], &def->params[k])
+									  ? e[k] / q->mass
+									  : NAN;
 		}
 	}
 	batch_clear(&b);
