@@ -10,8 +10,14 @@
 
 enum { PARAM_STIFFNESS, PARAM_DAMPING, PARAM_PRECISION, PARAM_COUNT };
 
-/* Seeds of a contact's duals: this ball's x, v, then the other ball's x, v. */
+/* Seeds of a contact's duals: this ball's x, v, then the other ball's x, v;
+ * when the tape records parameter columns, the physical parameters the
+ * contact reads after them (plane: the radius, the wall's point.x, point.y
+ * and angle, the friction; pair: both radii, the friction). */
 enum { SEED_X = 0, SEED_V = 2, SEED_OTHER = 4, SEEDS_PLANE = 4, SEEDS_PAIR = 8 };
+enum { PLANE_RADIUS = SEEDS_PLANE, PLANE_WALL, PLANE_FRICTION = PLANE_WALL + 3, PLANE_SLOTS };
+enum { PAIR_RADIUS = SEEDS_PAIR, PAIR_OTHER_RADIUS, PAIR_FRICTION, PAIR_SLOTS };
+enum { PARAM_SLOTS_MAX = PLANE_SLOTS - SEEDS_PLANE };
 
 typedef struct CompliantWork {
 	int balls, walls;
@@ -86,9 +92,10 @@ static bool in_contact(const CompliantWork *W, double err)
 
 /* The contact force for unit normal n (pointing to this ball), penetration
  * err < 0 and relative velocity v: f_n = err·k_n + min(v_n, 0)·k_d (negative),
- * friction −t̂·μ|f_n| when |v_t| > 1e-6, normal force −n·f_n. */
-static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, ClDual err, ClDual2 v, ClDual2 *friction,
-						  bool *slips, ClDual2 *normal)
+ * friction −t̂·μ|f_n| when |v_t| > 1e-6, normal force −n·f_n. μ's tangent
+ * goes to friction_slot. */
+static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, ClDual err, ClDual2 v, int friction_slot,
+						  ClDual2 *friction, bool *slips, ClDual2 *normal)
 {
 	ClDual zero = cl_dual_const(A, 0.0);
 	ClDual vn = cl_dual2_dot(A, n, v);
@@ -99,7 +106,7 @@ static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, C
 	*slips = vs.v > W->slip_threshold;
 	if (*slips) {
 		ClDual2 tangent = cl_dual2_div(A, vt, vs);
-		ClDual ft = cl_dual_mul(A, cl_dual_const(A, W->friction), cl_dual_abs(A, fn));
+		ClDual ft = cl_dual_mul(A, cl_dual_input(A, W->friction, friction_slot), cl_dual_abs(A, fn));
 		*friction = cl_dual2_mul(A, cl_dual2_neg(A, tangent), ft);
 	}
 	*normal = cl_dual2_mul(A, cl_dual2_neg(A, n), fn);
@@ -138,10 +145,11 @@ static void note_contact(ClStepContext *ctx, CompliantWork *W, int ball, int slo
 }
 
 /* f += contact force; the Jacobian of f w.r.t. this ball's (x, v) goes to own,
- * w.r.t. the other ball's to other (NULL for a wall). Friction is added
+ * w.r.t. the other ball's to other (NULL for a wall), w.r.t. the parameters
+ * (the slots from seeds on) to param, 2 × PARAM_SLOTS_MAX. Friction is added
  * before the normal force, as Warp's kernel did. */
-static void accumulate(const ClArith *A, double f[2], double own[8], double *other, const ClDual2 *friction, bool slips,
-					   const ClDual2 *normal)
+static void accumulate(const ClArith *A, int seeds, double f[2], double own[8], double *other, double *param,
+					   const ClDual2 *friction, bool slips, const ClDual2 *normal)
 {
 	for (int pass = slips ? 0 : 1; pass < 2; pass++) {
 		const ClDual2 *term = pass == 0 ? friction : normal;
@@ -150,9 +158,22 @@ static void accumulate(const ClArith *A, double f[2], double own[8], double *oth
 			f[r] = cl_round(A->f32, f[r] + c[r]->v);
 			for (int k = 0; k < A->slots && k < SEEDS_PLANE; k++)
 				own[4 * r + k] += c[r]->d[k];
-			for (int k = SEEDS_PLANE; k < A->slots; k++)
+			for (int k = SEEDS_PLANE; k < A->slots && k < seeds; k++)
 				other[4 * r + k - SEEDS_PLANE] += c[r]->d[k];
+			for (int k = seeds; k < A->slots; k++)
+				param[PARAM_SLOTS_MAX * r + k - seeds] += c[r]->d[k];
 		}
+	}
+}
+
+/* Ball's parameter column through its force's derivative df (2 rows, stride
+ * PARAM_SLOTS_MAX): dv' = dt·w·df, dx' = dt·dv', as the state's. */
+static void record_param(ClTape *tape, int ball, int param, const double *df, double dt, double w)
+{
+	double *c = cl_tape_c(tape, ball, param);
+	for (int r = 0; r < 2; r++) {
+		c[2 + r] = dt * w * df[PARAM_SLOTS_MAX * r];
+		c[r] = dt * c[2 + r];
 	}
 }
 
@@ -164,6 +185,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 	bool f32 = W->f32;
 	double dt = W->dt;
 	ClTape *tape = ctx->tape;
+	bool params = tape && tape->record_params;
 	if (tape)
 		cl_tape_factor(tape);
 	for (int i = 0; i < W->balls; i++) {
@@ -175,26 +197,35 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		double own[8] = {0}; /* d f / d (x_i, v_i), 2×4 */
 		int partners = 0;
 
-		ClArith plane = {f32, tape ? SEEDS_PLANE : 0};
+		ClArith plane = {f32, params ? PLANE_SLOTS : tape ? SEEDS_PLANE : 0};
 		for (int k = 0; k < W->walls; k++) {
 			bool active = in_contact(
 				W, warp_plane_gap(f32, W->bodies.offset[k], W->bodies.normal + 2 * k, x[0], x[1], W->bodies.radius[i]));
 			note_contact(ctx, W, i, k, active);
 			if (!active)
 				continue;
+			const ClWall *wall = &ctx->scene->walls[k];
 			ClDual2 xi = cl_dual2_input(&plane, x[0], x[1], SEED_X), vi = cl_dual2_input(&plane, v[0], v[1], SEED_V);
-			ClDual2 n = cl_dual2_const(&plane, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
+			ClDual2 n = warp_wall_normal(&plane, &W->bodies, wall, k, PLANE_WALL + 2);
 			ClDual err = cl_dual_sub(
-				&plane, cl_dual_add(&plane, cl_dual_const(&plane, W->bodies.offset[k]), cl_dual2_dot(&plane, xi, n)),
-				cl_dual_const(&plane, W->bodies.radius[i]));
+				&plane,
+				cl_dual_add(&plane, warp_wall_offset(&plane, &W->bodies, wall, k, PLANE_WALL), cl_dual2_dot(&plane, xi, n)),
+				cl_dual_input(&plane, W->bodies.radius[i], PLANE_RADIUS));
 			check_stable(ctx, W, w, i, -1 - k);
 			ClDual2 friction, normal;
 			bool slips;
-			spring_damper(&plane, W, n, err, vi, &friction, &slips, &normal);
-			accumulate(&plane, f, own, NULL, &friction, slips, &normal);
+			double df[2 * PARAM_SLOTS_MAX] = {0};
+			spring_damper(&plane, W, n, err, vi, PLANE_FRICTION, &friction, &slips, &normal);
+			accumulate(&plane, SEEDS_PLANE, f, own, NULL, df, &friction, slips, &normal);
+			if (!params)
+				continue;
+			record_param(tape, i, cl_phys_radius(i), df + PLANE_RADIUS - SEEDS_PLANE, dt, w);
+			for (int m = 0; m < 3; m++)
+				record_param(tape, i, cl_phys_wall(ctx->scene, k, m), df + PLANE_WALL + m - SEEDS_PLANE, dt, w);
+			record_param(tape, i, CL_PHYS_FRICTION, df + PLANE_FRICTION - SEEDS_PLANE, dt, w);
 		}
 
-		ClArith pair = {f32, tape ? SEEDS_PAIR : 0};
+		ClArith pair = {f32, params ? PAIR_SLOTS : tape ? SEEDS_PAIR : 0};
 		for (int j = 0; j < W->balls; j++) {
 			if (j == i)
 				continue;
@@ -209,7 +240,11 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			ClDual2 xo = cl_dual2_input(&pair, xj[0], xj[1], SEED_OTHER);
 			ClDual2 delta = cl_dual2_sub(&pair, xs, xo);
 			ClDual d = cl_dual2_length(&pair, delta);
-			ClDual err = cl_dual_sub(&pair, d, cl_dual_const(&pair, radii));
+			/* r_i + r_j, one rounded sum: a unit tangent along each radius */
+			ClDual reach = cl_dual_input(&pair, radii, PAIR_RADIUS);
+			if (PAIR_OTHER_RADIUS < pair.slots)
+				reach.d[PAIR_OTHER_RADIUS] = 1.0;
+			ClDual err = cl_dual_sub(&pair, d, reach);
 			check_stable(ctx, W, w + W->bodies.inverse_mass[j], i, j);
 			ClDual2 vo = cl_dual2_input(&pair, cl_round(f32, sj[2]), cl_round(f32, sj[3]), SEED_OTHER + 2);
 			ClDual2 n = cl_dual2_div(&pair, delta, d);
@@ -218,19 +253,40 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			double *other = W->partner_force + 8 * partners;
 			memset(other, 0, 8 * sizeof(double));
 			W->partner[partners++] = j;
-			spring_damper(&pair, W, n, err, cl_dual2_sub(&pair, vs, vo), &friction, &slips, &normal);
-			accumulate(&pair, f, own, other, &friction, slips, &normal);
+			double df[2 * PARAM_SLOTS_MAX] = {0};
+			spring_damper(&pair, W, n, err, cl_dual2_sub(&pair, vs, vo), PAIR_FRICTION, &friction, &slips, &normal);
+			accumulate(&pair, SEEDS_PAIR, f, own, other, df, &friction, slips, &normal);
+			if (!params)
+				continue;
+			record_param(tape, i, cl_phys_radius(i), df + PAIR_RADIUS - SEEDS_PAIR, dt, w);
+			record_param(tape, i, cl_phys_radius(j), df + PAIR_OTHER_RADIUS - SEEDS_PAIR, dt, w);
+			record_param(tape, i, CL_PHYS_FRICTION, df + PAIR_FRICTION - SEEDS_PAIR, dt, w);
 		}
 
 		/* Warp: v1 = v0 + (f·w + g·step(−w))·dt, x1 = x0 + v1·dt */
-		double *out = s_next + CL_BALL_STATE * i;
+		double *out = s_next + CL_BALL_STATE * i, a[2];
 		for (int r = 0; r < 2; r++) {
-			double a = cl_round(f32, cl_round(f32, f[r] * w) + W->gravity[r]);
-			out[2 + r] = cl_round(f32, v[r] + cl_round(f32, a * dt));
+			a[r] = cl_round(f32, cl_round(f32, f[r] * w) + W->gravity[r]);
+			out[2 + r] = cl_round(f32, v[r] + cl_round(f32, a[r] * dt));
 			out[r] = cl_round(f32, x[r] + cl_round(f32, out[2 + r] * dt));
 		}
 		if (!tape)
 			continue;
+		if (params) {
+			/* the mass through w = 1/m: the contact forces' part (the
+			 * control's is accel_form's), dw/dm = −w² */
+			double contact[2 * PARAM_SLOTS_MAX] = {0};
+			for (int r = 0; r < 2; r++)
+				contact[PARAM_SLOTS_MAX * r] = -w * (f[r] - cl_round(f32, u[2 * i + r]));
+			if (contact[0] != 0.0 || contact[PARAM_SLOTS_MAX] != 0.0)
+				record_param(tape, i, cl_phys_mass(i), contact, dt, w);
+			/* dt = T/N: v' gains a per unit dt, x' = x + dt·v' gains v' + dt·a */
+			double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
+			for (int r = 0; r < 2; r++) {
+				c[2 + r] = a[r] / ctx->scene->steps;
+				c[r] = (out[2 + r] + dt * a[r]) / ctx->scene->steps;
+			}
+		}
 		/* dv' = dv + dt·w·df, dx' = dx + dt·dv' */
 		double *A = cl_tape_a_identity(tape, i);
 		double *B = cl_tape_b(tape, i, i);
@@ -296,7 +352,11 @@ const ClBackend cl_backend_compliant_warp = {
 			"enters, but the outcome is set by k_n, k_d and dt, not e (three balls in a row at e = 1 leave with "
 			"22% more speed, k_n = 1e4, dt = 0.0115); there is no Zeno limit: with damping 0 a dropped ball "
 			"bounces forever whatever e, with damping it settles compressed by m|g|/k_n; a ball starting in "
-			"contact (at t = 0) is an ordinary spring contact.",
+			"contact (at t = 0) is an ordinary spring contact. Parameter columns are the same autodiff of the "
+			"step w.r.t. the scene's numbers as inputs of the kernels (Warp's adjoint kernels form them for every "
+			"argument; branches constant): friction through μ|f_n|, gravity, duration (dt = T/N), radii, masses "
+			"(through 1/m), wall points and angles; elasticity is not in the model, its derivative is 0. The "
+			"stiffness and damping have none (backend parameters, not scene parameters).",
 		.params = compliant_warp_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -304,4 +364,9 @@ const ClBackend cl_backend_compliant_warp = {
 	.destroy = compliant_destroy,
 	.step = compliant_step,
 	.tape_blocks_per_ball = true,
+	/* elasticity: not in the model, the derivative is 0 */
+	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
+					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
+					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 };

@@ -8,7 +8,10 @@
  * with dual numbers over its local inputs (q, x in the projection; q, ṽ, v̄ in
  * the velocity pass) and chained into derivative rows w.r.t. every ball's
  * (x, v, u). A ball's velocity pass reads its partners' v̄, which depend on
- * their other contacts, so a row may reach two contacts away. */
+ * their other contacts, so a row may reach two contacts away. When the tape
+ * records parameter columns the rows also have a column per physical
+ * parameter (cl_phys_index), and each contact is evaluated a second time
+ * with the parameters it reads as the duals' inputs and the state held. */
 #include "warp.h"
 
 #include <stdlib.h>
@@ -18,7 +21,7 @@ enum { PARAM_PRECISION, PARAM_INPUTS, PARAM_TANGENT_BUG, PARAM_COUNT };
 enum { INPUTS_SWAPPED, INPUTS_AS_NAMED };
 
 /* The per-ball quantities a contact reads, each with a derivative row (2 rows
- * of 6·balls: d/d(x, v, u) of every ball). */
+ * of 6·balls: d/d(x, v, u) of every ball, then the physical parameters'). */
 enum { QTY_X, QTY_Q, QTY_VPRED, QTY_DELTA, QTY_VBAR, QTY_DVEL, QTY_COUNT };
 
 typedef struct PbdWork {
@@ -29,30 +32,34 @@ typedef struct PbdWork {
 	bool tangent_bug;
 	double dt, elasticity, one_plus_e, friction, eps, gravity[2];
 	WarpBodies bodies;
+	const ClScene *scene;
 	/* per step, 2 per ball: x, q, ṽ, Δ, x_new, v̄, Δv */
 	double *value[QTY_COUNT];
 	double *x_new;
+	double *accel; /* per step, 2 per ball: u·w + g */
 	int *contact_plane; /* (ball, wall) pairs in ball-then-wall order */
 	int plane_count;
 	int *contact_pair; /* (i, j), i < j, lexicographic */
 	int pair_count;
 	int *slot;    /* per ball: its derivative rows, −1 when it touches nothing */
-	double *rows; /* per touching ball: QTY_COUNT × 2 rows of 6·balls */
-	int width;
+	double *rows; /* per touching ball: QTY_COUNT × 2 rows of width */
+	/* a row: 6·balls state columns, then params parameter columns (0 unless
+	 * the tape records them); rows holds rows of up to capacity columns */
+	int width, params, capacity;
 	unsigned char *touching; /* balls × (walls + balls): in contact last step */
 } PbdWork;
 
-/* The derivative rows: QTY_COUNT × 2 rows of 6·balls per ball, balls² in all. */
-static size_t rows_count(const ClScene *scene)
+/* The derivative rows: QTY_COUNT × 2 rows of 6·balls (+ params) per ball, balls² in all. */
+static size_t rows_count(const ClScene *scene, int params)
 {
 	size_t nb = (size_t)scene->ball_count + 1;
-	return nb * QTY_COUNT * 2 * (6 * (size_t)scene->ball_count + 1);
+	return nb * QTY_COUNT * 2 * (6 * (size_t)scene->ball_count + (size_t)params + 1);
 }
 
 static size_t pbd_workspace_bytes(const ClScene *scene)
 {
 	size_t nb = (size_t)scene->ball_count + 1, nw = (size_t)scene->wall_count + 1;
-	return rows_count(scene) * sizeof(double) + nb * nb * sizeof(int) + nb * (nw + nb);
+	return rows_count(scene, 0) * sizeof(double) + nb * nb * sizeof(int) + nb * (nw + nb);
 }
 
 static void pbd_destroy(void *workspace);
@@ -66,17 +73,18 @@ static void *pbd_create(const ClScene *scene, const double *params)
 	size_t nb = (size_t)scene->ball_count + 1, nw = (size_t)scene->wall_count + 1;
 	W->balls = scene->ball_count;
 	W->walls = scene->wall_count;
-	W->width = 6 * W->balls;
+	W->width = W->capacity = 6 * W->balls;
 	bool ok = warp_bodies_create(&W->bodies, scene);
 	for (int k = 0; k < QTY_COUNT; k++)
 		ok = (W->value[k] = cl_calloc(2 * nb, sizeof(double))) && ok;
 	W->x_new = cl_calloc(2 * nb, sizeof(double));
+	W->accel = cl_calloc(2 * nb, sizeof(double));
 	W->contact_plane = cl_calloc(2 * nb * nw, sizeof(int));
 	W->contact_pair = cl_calloc(nb * nb, sizeof(int));
 	W->slot = cl_calloc(nb, sizeof(int));
-	W->rows = cl_calloc(rows_count(scene), sizeof(double));
+	W->rows = cl_calloc(rows_count(scene, 0), sizeof(double));
 	W->touching = cl_calloc(nb * (nw + nb), 1);
-	if (!ok || !W->x_new || !W->contact_plane || !W->contact_pair || !W->slot || !W->rows || !W->touching) {
+	if (!ok || !W->x_new || !W->accel || !W->contact_plane || !W->contact_pair || !W->slot || !W->rows || !W->touching) {
 		pbd_destroy(W);
 		return NULL;
 	}
@@ -92,6 +100,7 @@ static void pbd_destroy(void *workspace)
 	for (int k = 0; k < QTY_COUNT; k++)
 		free(W->value[k]);
 	free(W->x_new);
+	free(W->accel);
 	free(W->contact_plane);
 	free(W->contact_pair);
 	free(W->slot);
@@ -101,10 +110,22 @@ static void pbd_destroy(void *workspace)
 }
 
 /* Every constant rounded once, as Warp received Python floats as float32
- * kernel arguments; (1 + e) is formed inside the kernel. */
-static void pbd_prepare(PbdWork *W, const ClStepContext *ctx)
+ * kernel arguments; (1 + e) is formed inside the kernel. False when the
+ * parameter columns' wider rows cannot be had. */
+static bool pbd_prepare(PbdWork *W, const ClStepContext *ctx)
 {
 	const ClScene *scene = ctx->scene;
+	W->scene = scene;
+	W->params = ctx->tape && ctx->tape->record_params ? cl_phys_count(scene) : 0;
+	W->width = 6 * W->balls + W->params;
+	if (W->width > W->capacity) {
+		double *rows = cl_calloc(rows_count(scene, W->params), sizeof(double));
+		if (!rows)
+			return false;
+		free(W->rows);
+		W->rows = rows;
+		W->capacity = W->width;
+	}
 	bool f32 = cl_param_value(ctx, PARAM_PRECISION) == CL_PRECISION_FLOAT32;
 	W->f32 = f32;
 	W->swapped = cl_param_value(ctx, PARAM_INPUTS) == INPUTS_SWAPPED;
@@ -118,6 +139,7 @@ static void pbd_prepare(PbdWork *W, const ClStepContext *ctx)
 	W->gravity[1] = cl_round(f32, scene->gravity.y);
 	warp_bodies_prepare(&W->bodies, scene, f32);
 	memset(W->touching, 0, (size_t)W->balls * (size_t)(W->walls + W->balls));
+	return true;
 }
 
 static bool in_contact(const PbdWork *W, double c)
@@ -136,19 +158,49 @@ static double *row(PbdWork *W, int ball, int qty, int component)
 	return W->rows + ((size_t)(W->slot[ball] * QTY_COUNT + qty) * 2 + (size_t)component) * (size_t)W->width;
 }
 
-/* What the seeds of a contact's duals are: seed 2m + c is component c of
- * quantity qty[m] of ball[m]. */
+/* A contact is evaluated for its values only (no tape), with the duals'
+ * inputs its state seeds, or (parameter columns) its parameters. */
+typedef enum Mode { MODE_VALUE, MODE_STATE, MODE_PARAMS } Mode;
+
+/* What the seeds of a contact's duals are: in MODE_STATE seed 2m + c is
+ * component c of quantity qty[m] of ball[m]; in MODE_PARAMS seed m is the
+ * physical parameter param[m]. */
 typedef struct Seeds {
 	int count;
 	int ball[6], qty[6];
+	int params;
+	int param[4];
 } Seeds;
 
-/* target (a 2-row quantity of a ball) += sign · d(value)/d(seeds) · rows(seeds). */
-static void chain(PbdWork *W, const Seeds *seeds, const ClDual2 *value, double sign, int ball, int qty)
+static ClArith arith(const PbdWork *W, Mode mode, const Seeds *seeds)
+{
+	return (ClArith){W->f32, mode == MODE_STATE ? 2 * seeds->count : mode == MODE_PARAMS ? seeds->params : 0};
+}
+
+/* The dual slot of state seed slot, or of parameter m: CL_DUAL_SLOTS (never
+ * live, a constant) in the other mode. */
+static int state_slot(Mode mode, int slot)
+{
+	return mode == MODE_PARAMS ? CL_DUAL_SLOTS : slot;
+}
+
+static int param_slot(Mode mode, int m)
+{
+	return mode == MODE_PARAMS ? m : CL_DUAL_SLOTS;
+}
+
+/* target (a 2-row quantity of a ball) += sign · d(value)/d(seeds) · rows(seeds),
+ * or in MODE_PARAMS sign · d(value)/d(param) in the parameters' columns. */
+static void chain(PbdWork *W, Mode mode, const Seeds *seeds, const ClDual2 *value, double sign, int ball, int qty)
 {
 	const ClDual *c[2] = {&value->x, &value->y};
 	for (int r = 0; r < 2; r++) {
 		double *target = row(W, ball, qty, r);
+		if (mode == MODE_PARAMS) {
+			for (int m = 0; m < seeds->params; m++)
+				target[6 * W->balls + seeds->param[m]] += sign * c[r]->d[m];
+			continue;
+		}
 		for (int m = 0; m < seeds->count; m++)
 			for (int k = 0; k < 2; k++) {
 				double coefficient = sign * c[r]->d[2 * m + k];
@@ -168,19 +220,37 @@ static void add_value(const PbdWork *W, int qty, int ball, const ClDual2 *term, 
 	p[1] = cl_round(W->f32, p[1] + sign * term->y.v);
 }
 
-static ClDual plane_gap(const ClArith *A, const PbdWork *W, int wall, int ball, ClDual2 q, ClDual2 *n)
+/* The gap and normal of wall k; the radius's tangent goes to slot, the
+ * wall's point.x, point.y and angle to the next three. */
+static ClDual plane_gap(const ClArith *A, const PbdWork *W, int wall, int ball, ClDual2 q, int slot, ClDual2 *n)
 {
-	*n = cl_dual2_const(A, W->bodies.normal[2 * wall], W->bodies.normal[2 * wall + 1]);
-	return cl_dual_sub(A, cl_dual_add(A, cl_dual_const(A, W->bodies.offset[wall]), cl_dual2_dot(A, q, *n)),
-					   cl_dual_const(A, W->bodies.radius[ball]));
+	const ClWall *w = &W->scene->walls[wall];
+	*n = warp_wall_normal(A, &W->bodies, w, wall, slot + 3);
+	return cl_dual_sub(A, cl_dual_add(A, warp_wall_offset(A, &W->bodies, w, wall, slot + 1), cl_dual2_dot(A, q, *n)),
+					   cl_dual_input(A, W->bodies.radius[ball], slot));
 }
 
-static ClDual pair_gap(const ClArith *A, const PbdWork *W, int i, int j, ClDual2 qi, ClDual2 qj, ClDual2 *n)
+/* The gap and normal of a pair; r_i + r_j (one rounded sum) has a unit
+ * tangent along radius_slot and radius_slot + 1. */
+static ClDual pair_gap(const ClArith *A, const PbdWork *W, int i, int j, ClDual2 qi, ClDual2 qj, int radius_slot,
+					   ClDual2 *n)
 {
 	ClDual2 xij = cl_dual2_sub(A, qi, qj);
 	ClDual l = cl_dual2_length(A, xij);
 	*n = cl_dual2_mul(A, xij, cl_dual_div(A, cl_dual_const(A, 1.0), l));
-	return cl_dual_sub(A, l, cl_dual_const(A, cl_arith_round(A, W->bodies.radius[i] + W->bodies.radius[j])));
+	ClDual reach = cl_dual_input(A, cl_arith_round(A, W->bodies.radius[i] + W->bodies.radius[j]), radius_slot);
+	if (radius_slot + 1 < A->slots)
+		reach.d[radius_slot + 1] = 1.0;
+	return cl_dual_sub(A, l, reach);
+}
+
+/* w = 1/m with dw/dm = −w² along slot. */
+static ClDual inverse_mass(const ClArith *A, const PbdWork *W, int ball, int slot)
+{
+	ClDual w = cl_dual_const(A, W->bodies.inverse_mass[ball]);
+	if (slot < A->slots)
+		w.d[slot] = -w.v * w.v;
+	return w;
 }
 
 /* Static friction of the projection (Task 2): the tangential part t of the
@@ -197,41 +267,48 @@ static ClDual2 static_friction(const ClArith *A, const PbdWork *W, ClDual2 displ
 	return cl_dual2_mul(A, direction, cl_dual_mul(A, cl_dual_const(A, *sticks ? 1.0 : 0.0), dlambda_t));
 }
 
-static void project_plane(PbdWork *W, bool tape, int i, int k)
+/* The contact's new values (not in MODE_PARAMS: its values are the state
+ * pass's) and derivative rows. */
+static void add(PbdWork *W, Mode mode, const Seeds *seeds, const ClDual2 *term, double sign, int ball, int qty)
 {
-	ClArith A = {W->f32, tape ? 4 : 0};
-	Seeds seeds = {2, {i, i}, {QTY_Q, QTY_X}};
-	ClDual2 q = load(&A, W, QTY_Q, i, 0), x = load(&A, W, QTY_X, i, 2), n;
-	ClDual c = plane_gap(&A, W, k, i, q, &n);
+	if (mode != MODE_PARAMS)
+		add_value(W, qty, ball, term, sign);
+	if (mode != MODE_VALUE)
+		chain(W, mode, seeds, term, sign, ball, qty);
+}
+
+static void project_plane(PbdWork *W, Mode mode, int i, int k)
+{
+	Seeds seeds = {2, {i, i}, {QTY_Q, QTY_X}, 4,
+				   {cl_phys_radius(i), cl_phys_wall(W->scene, k, 0), cl_phys_wall(W->scene, k, 1),
+					cl_phys_wall(W->scene, k, 2)}};
+	ClArith A = arith(W, mode, &seeds);
+	ClDual2 q = load(&A, W, QTY_Q, i, state_slot(mode, 0)), x = load(&A, W, QTY_X, i, state_slot(mode, 2)), n;
+	ClDual c = plane_gap(&A, W, k, i, q, param_slot(mode, 0), &n);
 	bool sticks;
 	ClDual2 tangential = static_friction(&A, W, cl_dual2_sub(&A, q, x), n, c, &sticks);
 	ClDual2 delta = cl_dual2_add(&A, cl_dual2_mul(&A, n, cl_dual_neg(&A, c)), tangential);
-	add_value(W, QTY_DELTA, i, &delta, 1.0);
-	if (tape)
-		chain(W, &seeds, &delta, 1.0, i, QTY_DELTA);
+	add(W, mode, &seeds, &delta, 1.0, i, QTY_DELTA);
 }
 
-static void project_pair(PbdWork *W, bool tape, int i, int j)
+static void project_pair(PbdWork *W, Mode mode, int i, int j)
 {
-	ClArith A = {W->f32, tape ? 8 : 0};
-	Seeds seeds = {4, {i, j, i, j}, {QTY_Q, QTY_Q, QTY_X, QTY_X}};
-	ClDual2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
+	Seeds seeds = {4, {i, j, i, j}, {QTY_Q, QTY_Q, QTY_X, QTY_X}, 4,
+				   {cl_phys_radius(i), cl_phys_radius(j), cl_phys_mass(i), cl_phys_mass(j)}};
+	ClArith A = arith(W, mode, &seeds);
+	ClDual2 qi = load(&A, W, QTY_Q, i, state_slot(mode, 0)), qj = load(&A, W, QTY_Q, j, state_slot(mode, 2));
 	ClDual2 n;
-	ClDual c = pair_gap(&A, W, i, j, qi, qj, &n);
-	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
+	ClDual c = pair_gap(&A, W, i, j, qi, qj, param_slot(mode, 0), &n);
+	ClDual wi = inverse_mass(&A, W, i, param_slot(mode, 2)), wj = inverse_mass(&A, W, j, param_slot(mode, 3));
 	ClDual denominator = cl_dual_add(&A, wi, wj);
 	ClDual2 xd = cl_dual2_mul(&A, n, cl_dual_div(&A, c, denominator));
 	ClDual2 di = cl_dual2_mul(&A, xd, wi), dj = cl_dual2_mul(&A, xd, wj);
-	add_value(W, QTY_DELTA, i, &di, -1.0);
-	add_value(W, QTY_DELTA, j, &dj, 1.0);
-	if (tape) {
-		chain(W, &seeds, &di, -1.0, i, QTY_DELTA);
-		chain(W, &seeds, &dj, 1.0, j, QTY_DELTA);
-	}
+	add(W, mode, &seeds, &di, -1.0, i, QTY_DELTA);
+	add(W, mode, &seeds, &dj, 1.0, j, QTY_DELTA);
 	if (W->friction == 0.0)
 		return;
 	/* Task 2's static friction on the relative displacement, split by inverse mass */
-	ClDual2 xi = load(&A, W, QTY_X, i, 4), xj = load(&A, W, QTY_X, j, 6);
+	ClDual2 xi = load(&A, W, QTY_X, i, state_slot(mode, 4)), xj = load(&A, W, QTY_X, j, state_slot(mode, 6));
 	ClDual2 displacement = cl_dual2_sub(&A, cl_dual2_sub(&A, qi, xi), cl_dual2_sub(&A, qj, xj));
 	bool sticks;
 	ClDual2 tangential = static_friction(&A, W, displacement, n, c, &sticks);
@@ -239,12 +316,8 @@ static void project_pair(PbdWork *W, bool tape, int i, int j)
 		return;
 	ClDual2 share = cl_dual2_div(&A, tangential, denominator);
 	ClDual2 ti = cl_dual2_mul(&A, share, wi), tj = cl_dual2_mul(&A, share, wj);
-	add_value(W, QTY_DELTA, i, &ti, 1.0);
-	add_value(W, QTY_DELTA, j, &tj, -1.0);
-	if (tape) {
-		chain(W, &seeds, &ti, 1.0, i, QTY_DELTA);
-		chain(W, &seeds, &tj, -1.0, j, QTY_DELTA);
-	}
+	add(W, mode, &seeds, &ti, 1.0, i, QTY_DELTA);
+	add(W, mode, &seeds, &tj, -1.0, j, QTY_DELTA);
 }
 
 /* The restitution and friction pass's normal and tangential change for the
@@ -252,80 +325,97 @@ static void project_pair(PbdWork *W, bool tape, int i, int j)
  * v_n_old): Δ_n = −v_n − min(e·v_n_old, 0); the slip v_t = rel − n·v_n, when
  * |v_t| ≥ 1e-6, loses min(μ|(1+e)·v_n_old|, |v_t|) along *direction (the own
  * tangent, or the shared one of Warp's wall branch). */
-static ClDual restitution(const ClArith *A, const PbdWork *W, ClDual v_n, ClDual v_n_old)
+typedef struct Coefficients {
+	ClDual e, one_plus_e, mu;
+} Coefficients;
+
+/* e, 1 + e (d/de = 1) with the tangent along slot, μ along slot + 1. */
+static Coefficients coefficients(const ClArith *A, const PbdWork *W, int slot)
 {
-	return cl_dual_sub(
-		A, cl_dual_neg(A, v_n),
-		cl_dual_min_second(cl_dual_mul(A, cl_dual_const(A, W->elasticity), v_n_old), cl_dual_const(A, 0.0)));
+	Coefficients k = {cl_dual_input(A, W->elasticity, slot), cl_dual_input(A, W->one_plus_e, slot),
+					  cl_dual_input(A, W->friction, slot + 1)};
+	return k;
 }
 
-static bool slip(const ClArith *A, const PbdWork *W, ClDual2 rel, ClDual2 n, ClDual v_n, ClDual v_n_old,
-				 ClDual2 *direction, ClDual *amount)
+static ClDual restitution(const ClArith *A, const Coefficients *k, ClDual v_n, ClDual v_n_old)
+{
+	return cl_dual_sub(A, cl_dual_neg(A, v_n), cl_dual_min_second(cl_dual_mul(A, k->e, v_n_old), cl_dual_const(A, 0.0)));
+}
+
+static bool slip(const ClArith *A, const PbdWork *W, const Coefficients *k, ClDual2 rel, ClDual2 n, ClDual v_n,
+				 ClDual v_n_old, ClDual2 *direction, ClDual *amount)
 {
 	ClDual2 v_t = cl_dual2_sub(A, rel, cl_dual2_mul(A, n, v_n));
 	ClDual norm = cl_dual2_length(A, v_t);
 	if (norm.v < W->eps)
 		return false;
 	*direction = cl_dual2_div(A, v_t, norm);
-	ClDual bound = cl_dual_mul(A, cl_dual_const(A, W->friction),
-							   cl_dual_abs(A, cl_dual_mul(A, cl_dual_const(A, W->one_plus_e), v_n_old)));
+	ClDual bound = cl_dual_mul(A, k->mu, cl_dual_abs(A, cl_dual_mul(A, k->one_plus_e, v_n_old)));
 	*amount = cl_dual_min_second(bound, norm);
 	return true;
 }
 
 /* One plane contact of the velocity pass; *shared is the kernel's ground
- * tangent v_t_dir: written by the first wall, read by the others. */
-static void bounce_plane(PbdWork *W, bool tape, int i, int k, ClDual2 *shared)
+ * tangent v_t_dir: written by the first wall, read by the others (with its
+ * angle's tangent in slot 1 in MODE_PARAMS). */
+static void bounce_plane(PbdWork *W, Mode mode, int i, int k, ClDual2 *shared)
 {
-	ClArith A = {W->f32, tape ? 4 : 0};
 	int rel_qty = W->swapped ? QTY_VPRED : QTY_VBAR, old_qty = W->swapped ? QTY_VBAR : QTY_VPRED;
-	Seeds seeds = {2, {i, i}, {rel_qty, old_qty}};
-	ClDual2 rel = load(&A, W, rel_qty, i, 0), old = load(&A, W, old_qty, i, 2);
-	ClDual2 n = cl_dual2_const(&A, W->bodies.normal[2 * k], W->bodies.normal[2 * k + 1]);
+	Seeds seeds = {2, {i, i}, {rel_qty, old_qty}, 4,
+				   {cl_phys_wall(W->scene, k, 2), cl_phys_wall(W->scene, 0, 2), CL_PHYS_ELASTICITY, CL_PHYS_FRICTION}};
+	ClArith A = arith(W, mode, &seeds);
+	ClDual2 rel = load(&A, W, rel_qty, i, state_slot(mode, 0)), old = load(&A, W, old_qty, i, state_slot(mode, 2));
+	ClDual2 n = warp_wall_normal(&A, &W->bodies, &W->scene->walls[k], k, param_slot(mode, 0));
+	Coefficients coefficient = coefficients(&A, W, param_slot(mode, 2));
 	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
-	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
+	ClDual dv_rest = restitution(&A, &coefficient, v_n, v_n_old);
 	ClDual2 change = cl_dual2_mul(&A, n, dv_rest);
 	ClDual2 direction, amount_dir;
 	ClDual amount;
-	if (slip(&A, W, rel, n, v_n, v_n_old, &direction, &amount)) {
-		if (k == 0)
+	if (slip(&A, W, &coefficient, rel, n, v_n, v_n_old, &direction, &amount)) {
+		if (k == 0) {
 			*shared = direction;
+			if (mode == MODE_PARAMS) /* wall 0's angle is the others' second parameter */
+				for (int c = 0; c < 2; c++) {
+					ClDual *d = c ? &shared->y : &shared->x;
+					d->d[1] = d->d[0];
+					d->d[0] = 0.0;
+				}
+		}
 		amount_dir = cl_dual2_mul(&A, cl_dual2_neg(&A, W->tangent_bug && k > 0 ? *shared : direction), amount);
 	} else {
 		amount_dir = cl_dual2_const(&A, 0.0, 0.0);
 	}
 	change = cl_dual2_add(&A, change, amount_dir);
-	add_value(W, QTY_DVEL, i, &change, 1.0);
-	if (tape)
-		chain(W, &seeds, &change, 1.0, i, QTY_DVEL);
+	add(W, mode, &seeds, &change, 1.0, i, QTY_DVEL);
 }
 
-static void bounce_pair(PbdWork *W, bool tape, int i, int j)
+static void bounce_pair(PbdWork *W, Mode mode, int i, int j)
 {
-	ClArith A = {W->f32, tape ? 12 : 0};
 	int rel_qty = W->swapped ? QTY_VPRED : QTY_VBAR, old_qty = W->swapped ? QTY_VBAR : QTY_VPRED;
-	Seeds seeds = {6, {i, j, i, j, i, j}, {QTY_Q, QTY_Q, rel_qty, rel_qty, old_qty, old_qty}};
-	ClDual2 qi = load(&A, W, QTY_Q, i, 0), qj = load(&A, W, QTY_Q, j, 2);
-	ClDual2 rel = cl_dual2_sub(&A, load(&A, W, rel_qty, i, 4), load(&A, W, rel_qty, j, 6));
-	ClDual2 old = cl_dual2_sub(&A, load(&A, W, old_qty, i, 8), load(&A, W, old_qty, j, 10));
+	Seeds seeds = {6, {i, j, i, j, i, j}, {QTY_Q, QTY_Q, rel_qty, rel_qty, old_qty, old_qty}, 4,
+				   {cl_phys_mass(i), cl_phys_mass(j), CL_PHYS_ELASTICITY, CL_PHYS_FRICTION}};
+	ClArith A = arith(W, mode, &seeds);
+	ClDual2 qi = load(&A, W, QTY_Q, i, state_slot(mode, 0)), qj = load(&A, W, QTY_Q, j, state_slot(mode, 2));
+	ClDual2 rel = cl_dual2_sub(&A, load(&A, W, rel_qty, i, state_slot(mode, 4)),
+							   load(&A, W, rel_qty, j, state_slot(mode, 6)));
+	ClDual2 old = cl_dual2_sub(&A, load(&A, W, old_qty, i, state_slot(mode, 8)),
+							   load(&A, W, old_qty, j, state_slot(mode, 10)));
 	ClDual2 n;
-	pair_gap(&A, W, i, j, qi, qj, &n);
+	pair_gap(&A, W, i, j, qi, qj, CL_DUAL_SLOTS, &n); /* the gap is not used: no radius */
+	Coefficients coefficient = coefficients(&A, W, param_slot(mode, 2));
 	ClDual v_n = cl_dual2_dot(&A, rel, n), v_n_old = cl_dual2_dot(&A, old, n);
-	ClDual dv_rest = restitution(&A, W, v_n, v_n_old);
-	ClDual wi = cl_dual_const(&A, W->bodies.inverse_mass[i]), wj = cl_dual_const(&A, W->bodies.inverse_mass[j]);
+	ClDual dv_rest = restitution(&A, &coefficient, v_n, v_n_old);
+	ClDual wi = inverse_mass(&A, W, i, param_slot(mode, 0)), wj = inverse_mass(&A, W, j, param_slot(mode, 1));
 	ClDual denominator = cl_dual_add(&A, wi, wj);
 	ClDual2 vd = cl_dual2_mul(&A, n, cl_dual_div(&A, dv_rest, denominator));
 	ClDual2 direction;
 	ClDual amount;
-	if (W->friction > 0.0 && slip(&A, W, rel, n, v_n, v_n_old, &direction, &amount))
+	if (W->friction > 0.0 && slip(&A, W, &coefficient, rel, n, v_n, v_n_old, &direction, &amount))
 		vd = cl_dual2_add(&A, vd, cl_dual2_div(&A, cl_dual2_mul(&A, cl_dual2_neg(&A, direction), amount), denominator));
 	ClDual2 ci = cl_dual2_mul(&A, vd, wi), cj = cl_dual2_mul(&A, vd, wj);
-	add_value(W, QTY_DVEL, i, &ci, 1.0);
-	add_value(W, QTY_DVEL, j, &cj, -1.0);
-	if (tape) {
-		chain(W, &seeds, &ci, 1.0, i, QTY_DVEL);
-		chain(W, &seeds, &cj, -1.0, j, QTY_DVEL);
-	}
+	add(W, mode, &seeds, &ci, 1.0, i, QTY_DVEL);
+	add(W, mode, &seeds, &cj, -1.0, j, QTY_DVEL);
 }
 
 static void note_contact(ClStepContext *ctx, PbdWork *W, int ball, int slot, bool active)
@@ -377,7 +467,8 @@ static int find_contacts(ClStepContext *ctx, PbdWork *W)
 	return touching;
 }
 
-/* x = x, q = x + ṽ·dt, ṽ = v + (u·w + g)·dt: their rows in (x, v, u). */
+/* x = x, q = x + ṽ·dt, ṽ = v + (u·w + g)·dt: their rows in (x, v, u), and
+ * in the duration T = N·dt: ṽ gains a per unit dt, q gains ṽ + dt·a. */
 static void seed_rows(PbdWork *W, int touching)
 {
 	memset(W->rows, 0, sizeof(double) * (size_t)touching * QTY_COUNT * 2 * (size_t)W->width);
@@ -394,12 +485,19 @@ static void seed_rows(PbdWork *W, int touching)
 			q[6 * i + c] = 1.0;
 			q[6 * i + 2 + c] = dt;
 			q[6 * i + 4 + c] = dt * dt * w;
+			if (W->params) {
+				double a = W->accel[2 * i + c];
+				vpred[6 * W->balls + CL_PHYS_DURATION] = a / W->scene->steps;
+				q[6 * W->balls + CL_PHYS_DURATION] = (W->value[QTY_VPRED][2 * i + c] + dt * a) / W->scene->steps;
+			}
 		}
 	}
 }
 
 /* The step's Jacobian: constant blocks for free balls, and for a touching
- * ball every nonzero block of x' = q + Δ, v' = v̄ + Δv. */
+ * ball every nonzero block of x' = q + Δ, v' = v̄ + Δv; with parameter
+ * columns, every nonzero one of those too, and a free ball's duration
+ * column (x' = q, v' = (q − x)/dt). */
 static void record(PbdWork *W, ClTape *tape)
 {
 	double dt = W->dt;
@@ -427,6 +525,18 @@ static void record(PbdWork *W, ClTape *tape)
 				memcpy(cl_tape_a(tape, i, j), a, sizeof a);
 				memcpy(cl_tape_b(tape, i, j), b, sizeof b);
 			}
+			for (int p = 0; p < W->params; p++) {
+				double column[CL_BALL_STATE];
+				bool nonzero = false;
+				for (int r = 0; r < 4; r++) {
+					int at = 6 * W->balls + p;
+					column[r] = row(W, i, r < 2 ? QTY_Q : QTY_VBAR, r % 2)[at] +
+								row(W, i, r < 2 ? QTY_DELTA : QTY_DVEL, r % 2)[at];
+					nonzero = nonzero || column[r] != 0.0;
+				}
+				if (nonzero)
+					memcpy(cl_tape_c(tape, i, p), column, sizeof column);
+			}
 			continue;
 		}
 		double w = W->bodies.inverse_mass[i];
@@ -434,15 +544,26 @@ static void record(PbdWork *W, ClTape *tape)
 		A[CL_A(0, 2)] = A[CL_A(1, 3)] = dt;
 		B[0] = B[3] = dt * dt * w;
 		B[4] = B[7] = dt * w;
+		if (!W->params)
+			continue;
+		double *C = cl_tape_c(tape, i, CL_PHYS_DURATION);
+		for (int c = 0; c < 2; c++) {
+			double dq = W->value[QTY_VPRED][2 * i + c] + dt * W->accel[2 * i + c];
+			C[c] = dq / W->scene->steps;
+			C[2 + c] = (dq - W->value[QTY_VBAR][2 * i + c]) / dt / W->scene->steps;
+		}
 	}
 }
 
 static void pbd_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
 {
 	PbdWork *W = ctx->workspace;
-	if (ctx->step == 0)
-		pbd_prepare(W, ctx);
+	if (ctx->step == 0 && !pbd_prepare(W, ctx)) {
+		cl_step_out_of_memory(ctx, "the PBD backend's parameter rows");
+		return;
+	}
 	bool f32 = W->f32, tape = ctx->tape != NULL;
+	Mode mode = tape ? MODE_STATE : MODE_VALUE;
 	double dt = W->dt;
 	/* 1. predict: ṽ = v + (u·w + g·step(−w))·dt, q = x + ṽ·dt */
 	for (int i = 0; i < W->balls; i++) {
@@ -452,6 +573,7 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 			double a =
 				cl_round(f32, cl_round(f32, cl_round(f32, u[2 * i + c]) * W->bodies.inverse_mass[i]) + W->gravity[c]);
 			double vpred = cl_round(f32, v + cl_round(f32, a * dt));
+			W->accel[2 * i + c] = a;
 			W->value[QTY_X][2 * i + c] = x;
 			W->value[QTY_VPRED][2 * i + c] = vpred;
 			W->value[QTY_Q][2 * i + c] = cl_round(f32, x + cl_round(f32, vpred * dt));
@@ -464,9 +586,11 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 		seed_rows(W, touching);
 	/* 2. project positions on q (Jacobi: every contact reads q) */
 	for (int p = 0; p < W->plane_count; p++)
-		project_plane(W, tape, W->contact_plane[2 * p], W->contact_plane[2 * p + 1]);
+		for (Mode m = mode; m <= (W->params ? MODE_PARAMS : mode); m++)
+			project_plane(W, m, W->contact_plane[2 * p], W->contact_plane[2 * p + 1]);
 	for (int p = 0; p < W->pair_count; p++)
-		project_pair(W, tape, W->contact_pair[2 * p], W->contact_pair[2 * p + 1]);
+		for (Mode m = mode; m <= (W->params ? MODE_PARAMS : mode); m++)
+			project_pair(W, m, W->contact_pair[2 * p], W->contact_pair[2 * p + 1]);
 	/* 3. velocity from positions: v̄ = (q + Δ − x)/dt */
 	for (int i = 0; i < W->balls; i++) {
 		for (int c = 0; c < 2; c++) {
@@ -479,18 +603,25 @@ static void pbd_step(ClStepContext *ctx, const double *s, const double *u, doubl
 			double *vbar = row(W, i, QTY_VBAR, c);
 			for (int col = 0; col < W->width; col++)
 				vbar[col] = (q[col] + delta[col] - x[col]) / dt;
+			if (W->params) /* Warp's adj_div: −(a/b)/b along b = dt */
+				vbar[6 * W->balls + CL_PHYS_DURATION] -=
+					W->value[QTY_VBAR][2 * i + c] / dt / W->scene->steps;
 		}
 	}
-	/* 4. restitution and friction on the contacts found with q */
-	ClDual2 shared = cl_dual2_const(&(ClArith){f32, tape ? 4 : 0}, 0.0, 0.0);
+	/* 4. restitution and friction on the contacts found with q; a shared
+	 * tangent per mode (the state's and the parameters' tangents) */
+	ClDual2 shared[3];
 	for (int p = 0; p < W->plane_count; p++) {
 		int i = W->contact_plane[2 * p];
-		if (p == 0 || W->contact_plane[2 * p - 2] != i)
-			shared = cl_dual2_const(&(ClArith){f32, tape ? 4 : 0}, 0.0, 0.0);
-		bounce_plane(W, tape, i, W->contact_plane[2 * p + 1], &shared);
+		for (Mode m = mode; m <= (W->params ? MODE_PARAMS : mode); m++) {
+			if (p == 0 || W->contact_plane[2 * p - 2] != i)
+				shared[m] = cl_dual2_const(&(ClArith){f32, CL_DUAL_SLOTS}, 0.0, 0.0);
+			bounce_plane(W, m, i, W->contact_plane[2 * p + 1], &shared[m]);
+		}
 	}
 	for (int p = 0; p < W->pair_count; p++)
-		bounce_pair(W, tape, W->contact_pair[2 * p], W->contact_pair[2 * p + 1]);
+		for (Mode m = mode; m <= (W->params ? MODE_PARAMS : mode); m++)
+			bounce_pair(W, m, W->contact_pair[2 * p], W->contact_pair[2 * p + 1]);
 	/* 5. x' = q + Δ, v' = v̄ + Δv */
 	for (int i = 0; i < W->balls; i++)
 		for (int c = 0; c < 2; c++) {
@@ -552,7 +683,11 @@ const ClBackend cl_backend_pbd_warp = {
 			"leave at a quarter of the speed); in resting contact (Zeno) the projection holds the ball exactly "
 			"on the surface, but that ∂v'/∂y term compounds at every contact step, so the gradient grows "
 			"geometrically (×−32 per 0.1 s with e = 0.5, dt = 0.01: 1e15 after 1 s); a ball starting in "
-			"contact (at t = 0) is an ordinary contact.",
+			"contact (at t = 0) is an ordinary contact. Parameter columns are the same autodiff w.r.t. the "
+			"scene's numbers as inputs of the kernels (Warp's adjoint kernels form them for every argument; "
+			"branches constant): elasticity (e and 1 + e) and friction in the velocity pass (the static-friction "
+			"flag of the projection is a branch, no derivative), gravity, duration (dt = T/N, through q, ṽ and "
+			"the division by dt), radii, masses (through the inverse-mass weights), wall points and angles.",
 		.params = pbd_warp_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -560,5 +695,10 @@ const ClBackend cl_backend_pbd_warp = {
 	.destroy = pbd_destroy,
 	.step = pbd_step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
+					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
+					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
+	/* without the parameter columns' wider rows, allocated when a run records them */
 	.workspace_bytes = pbd_workspace_bytes,
 };

@@ -47,6 +47,33 @@ static inline void warp_bodies_prepare(WarpBodies *b, const ClScene *scene, bool
 	}
 }
 
+/* Wall k's normal n and offset −n·p as duals, for parameter columns: the
+ * angle (degrees) turns n, dn/dθ = (−n_y, n_x)·π/180, and the offset moves
+ * with the point and the angle. The tangents go to the slots given (the
+ * point's x and y in slot and slot + 1); a slot not live stays constant. */
+static inline ClDual2 warp_wall_normal(const ClArith *A, const WarpBodies *b, const ClWall *wall, int k, int angle_slot)
+{
+	const double rad = 3.14159265358979323846 / 180.0;
+	ClDual2 n = cl_dual2_const(A, b->normal[2 * k], b->normal[2 * k + 1]);
+	if (angle_slot < A->slots) {
+		n.x.d[angle_slot] = -wall->normal.y * rad;
+		n.y.d[angle_slot] = wall->normal.x * rad;
+	}
+	return n;
+}
+
+static inline ClDual warp_wall_offset(const ClArith *A, const WarpBodies *b, const ClWall *wall, int k, int slot)
+{
+	const double rad = 3.14159265358979323846 / 180.0;
+	ClDual offset = cl_dual_const(A, b->offset[k]);
+	double tangent[3] = {-wall->normal.x, -wall->normal.y,
+						 -rad * (wall->normal.x * wall->point.y - wall->normal.y * wall->point.x)};
+	for (int m = 0; m < 3; m++)
+		if (slot + m < A->slots)
+			offset.d[slot + m] = tangent[m];
+	return offset;
+}
+
 /* The contact tests in plain arithmetic, bit for bit the dual computations
  * below them (plane: −n·p + n·x − r; pair: ‖x_i − x_j‖ − (r_i + r_j)), so that
  * duals are formed only for contacts that exist. */
