@@ -93,9 +93,12 @@ static bool in_contact(const CompliantWork *W, double err)
 /* The contact force for unit normal n (pointing to this ball), penetration
  * err < 0 and relative velocity v: f_n = err·k_n + min(v_n, 0)·k_d (negative),
  * friction −t̂·μ|f_n| when |v_t| > 1e-6, normal force −n·f_n. μ's tangent
- * goes to friction_slot. */
+ * goes to friction_slot; with own (not NULL) the force's derivatives along
+ * k_n and k_d go to own[0..1] and own[2..3], outside the dual's slots (a
+ * pair contact has no two left): ∂f_n/∂k_n = err, ∂f_n/∂k_d = min(v_n, 0),
+ * through −n and −t̂·μ·sign(f_n), the rules of Warp's adjoints. */
 static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, ClDual err, ClDual2 v, int friction_slot,
-						  ClDual2 *friction, bool *slips, ClDual2 *normal)
+						  ClDual2 *friction, bool *slips, ClDual2 *normal, double own[4])
 {
 	ClDual zero = cl_dual_const(A, 0.0);
 	ClDual vn = cl_dual2_dot(A, n, v);
@@ -110,6 +113,31 @@ static void spring_damper(const ClArith *A, const CompliantWork *W, ClDual2 n, C
 		*friction = cl_dual2_mul(A, cl_dual2_neg(A, tangent), ft);
 	}
 	*normal = cl_dual2_mul(A, cl_dual2_neg(A, n), fn);
+	if (!own)
+		return;
+	double along[2] = {err.v, fmin(vn.v, 0.0)}, sign = fn.v > 0.0 ? 1.0 : fn.v < 0.0 ? -1.0 : 0.0;
+	double t[2] = {0.0, 0.0};
+	if (*slips)
+		t[0] = vt.x.v / vs.v, t[1] = vt.y.v / vs.v;
+	for (int k = 0; k < 2; k++) {
+		own[2 * k] += -(n.x.v + t[0] * W->friction * sign) * along[k];
+		own[2 * k + 1] += -(n.y.v + t[1] * W->friction * sign) * along[k];
+	}
+}
+
+/* Ball's columns of k_n and k_d through the force's derivatives along them. */
+static void record_own_params(ClTape *tape, const ClScene *scene, int ball, const double own[4], double dt, double w)
+{
+	static const int params[2] = {PARAM_STIFFNESS, PARAM_DAMPING};
+	for (int k = 0; k < 2; k++) {
+		if (own[2 * k] == 0.0 && own[2 * k + 1] == 0.0)
+			continue;
+		double *c = cl_tape_c(tape, ball, cl_phys_backend(scene, params[k]));
+		for (int r = 0; r < 2; r++) {
+			c[2 + r] = dt * w * own[2 * k + r];
+			c[r] = dt * c[2 + r];
+		}
+	}
 }
 
 /* Explicit integration of a contact spring k with one-sided damper k_d over
@@ -195,6 +223,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 		double f[2] = {cl_round(f32, u[2 * i]), cl_round(f32, u[2 * i + 1])};
 		double w = W->bodies.inverse_mass[i];
 		double own[8] = {0}; /* d f / d (x_i, v_i), 2×4 */
+		double springs[4] = {0}; /* d f / d k_n, d f / d k_d */
 		int partners = 0;
 
 		ClArith plane = {f32, params ? PLANE_SLOTS : tape ? SEEDS_PLANE : 0};
@@ -215,7 +244,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			ClDual2 friction, normal;
 			bool slips;
 			double df[2 * PARAM_SLOTS_MAX] = {0};
-			spring_damper(&plane, W, n, err, vi, PLANE_FRICTION, &friction, &slips, &normal);
+			spring_damper(&plane, W, n, err, vi, PLANE_FRICTION, &friction, &slips, &normal, params ? springs : NULL);
 			accumulate(&plane, SEEDS_PLANE, f, own, NULL, df, &friction, slips, &normal);
 			if (!params)
 				continue;
@@ -254,7 +283,8 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 			memset(other, 0, 8 * sizeof(double));
 			W->partner[partners++] = j;
 			double df[2 * PARAM_SLOTS_MAX] = {0};
-			spring_damper(&pair, W, n, err, cl_dual2_sub(&pair, vs, vo), PAIR_FRICTION, &friction, &slips, &normal);
+			spring_damper(&pair, W, n, err, cl_dual2_sub(&pair, vs, vo), PAIR_FRICTION, &friction, &slips, &normal,
+						  params ? springs : NULL);
 			accumulate(&pair, SEEDS_PAIR, f, own, other, df, &friction, slips, &normal);
 			if (!params)
 				continue;
@@ -280,6 +310,7 @@ static void compliant_step(ClStepContext *ctx, const double *s, const double *u,
 				contact[PARAM_SLOTS_MAX * r] = -w * (f[r] - cl_round(f32, u[2 * i + r]));
 			if (contact[0] != 0.0 || contact[PARAM_SLOTS_MAX] != 0.0)
 				record_param(tape, i, cl_phys_mass(i), contact, dt, w);
+			record_own_params(tape, ctx->scene, i, springs, dt, w);
 			/* dt = T/N: v' gains a per unit dt, x' = x + dt·v' gains v' + dt·a */
 			double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
 			for (int r = 0; r < 2; r++) {
@@ -355,8 +386,9 @@ const ClBackend cl_backend_compliant_warp = {
 			"contact (at t = 0) is an ordinary spring contact. Parameter columns are the same autodiff of the "
 			"step w.r.t. the scene's numbers as inputs of the kernels (Warp's adjoint kernels form them for every "
 			"argument; branches constant): friction through μ|f_n|, gravity, duration (dt = T/N), radii, masses "
-			"(through 1/m), wall points and angles; elasticity is not in the model, its derivative is 0. The "
-			"stiffness and damping have none (backend parameters, not scene parameters).",
+			"(through 1/m), wall points and angles, and its own stiffness and damping (compliant-warp.stiffness, "
+			"compliant-warp.damping: f_n's err and min(v_n, 0)); elasticity is not in the model, its derivative "
+			"is 0.",
 		.params = compliant_warp_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -368,5 +400,6 @@ const ClBackend cl_backend_compliant_warp = {
 	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
 					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
 					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.own_param_adjoints = 1u << PARAM_STIFFNESS | 1u << PARAM_DAMPING,
 	.accel_form = true,
 };
