@@ -44,12 +44,34 @@ static const ClParamDesc pbd_params[PARAM_COUNT] = {
 	 "scale of the position-level contact corrections (Brax default 1)", NULL},
 };
 
+/* A physical parameter a contact pass is differentiated along: a global,
+ * or a ball's or a wall's (index). */
+typedef enum BraxSeedKind {
+	SEED_ELASTICITY,
+	SEED_FRICTION,
+	SEED_DURATION,
+	SEED_RADIUS,
+	SEED_MASS,
+	SEED_POINT_X,
+	SEED_POINT_Y,
+	SEED_ANGLE,
+} BraxSeedKind;
+
+typedef struct BraxSeed {
+	BraxSeedKind kind;
+	int index;
+	int param; /* cl_phys_index */
+} BraxSeed;
+
 /* The workspace: the model and the not yet written kinetic factor. */
 typedef struct BraxWorkspace {
 	BraxModel model;
 	/* Contact-free sub-steps compose to p' = p + a01·v + b0·u/m, v' = a11·v + b1·u/m. */
 	bool pending;
 	double a01, a11, b0, b1;
+	/* with parameter columns: ∂(p, v)/∂h of the pending factor, 4 per ball */
+	double *pending_dh;
+	BraxSeed *seeds; /* of a contact pass's parameter runs */
 } BraxWorkspace;
 
 static void destroy(void *workspace);
@@ -91,6 +113,10 @@ static void *create(const ClScene *scene, bool pbd)
 	m->out_v = cl_calloc((size_t)nb, sizeof *m->out_v);
 	m->out_spin = cl_calloc((size_t)nb, sizeof *m->out_spin);
 	m->out_rotation = cl_calloc((size_t)nb, sizeof *m->out_rotation);
+	m->in_balls = cl_calloc((size_t)nb, sizeof *m->in_balls);
+	m->in_walls = cl_calloc((size_t)nw, sizeof *m->in_walls);
+	w->pending_dh = cl_calloc(CL_BALL_STATE * (size_t)nb, sizeof *w->pending_dh);
+	w->seeds = cl_calloc((size_t)(CL_PHYS_BALLS + 2 * nb + 3 * nw), sizeof *w->seeds);
 	m->sums = cl_calloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
 	m->touched = cl_calloc((size_t)nb, sizeof *m->touched);
 	m->touched_balls = cl_calloc((size_t)nb, sizeof *m->touched_balls);
@@ -98,7 +124,7 @@ static void *create(const ClScene *scene, bool pbd)
 	m->pairs = cl_calloc((size_t)m->pair_capacity, sizeof *m->pairs);
 	if (!m->balls || !m->walls || !m->p || !m->v || !m->spin || !m->rotation || !m->p_prev || !m->rotation_prev ||
 		!m->in_p || !m->in_v || !m->in_p_prev || !m->out_p || !m->out_v || !m->out_spin || !m->out_rotation ||
-		!m->sums || !m->touched || !m->touched_balls || !m->pairs) {
+		!m->in_balls || !m->in_walls || !w->pending_dh || !w->seeds || !m->sums || !m->touched || !m->touched_balls || !m->pairs) {
 		destroy(w);
 		return NULL;
 	}
@@ -136,6 +162,10 @@ static void destroy(void *workspace)
 	free(m->out_v);
 	free(m->out_spin);
 	free(m->out_rotation);
+	free(m->in_balls);
+	free(m->in_walls);
+	free(w->pending_dh);
+	free(w->seeds);
 	free(m->sums);
 	free(m->touched);
 	free(m->touched_balls);
@@ -157,14 +187,18 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 	double dt = (float)ctx->dt;
 	double h = dt / m->substeps; /* Python: config.dt / config.substeps */
 	m->h = cl_round(f, h);
+	m->h_per_duration = 1.0 / ((double)scene->steps * m->substeps);
 	double e = (float)scene->elasticity, mu = (float)scene->friction;
 	bool product = params[PARAM_MATERIAL_PRODUCT] != 0;
 	m->elasticity = product ? cl_round(f, e * e) : e;
 	m->friction = product ? cl_round(f, mu * mu) : mu;
+	m->elasticity_slope = product ? 2.0 * e : 1.0;
+	m->friction_slope = product ? 2.0 * mu : 1.0;
 	m->gravity[0] = (float)scene->gravity.x;
 	m->gravity[1] = (float)scene->gravity.y;
 	double velocity_damping = (float)params[PARAM_VELOCITY_DAMPING];
 	double angular_damping = (float)params[PARAM_ANGULAR_DAMPING];
+	m->velocity_damping = velocity_damping;
 	m->velocity_factor = cl_round(f, exp(cl_round(f, velocity_damping * h)));
 	m->angular_factor = cl_round(f, exp(cl_round(f, angular_damping * h)));
 	if (m->pbd) {
@@ -202,6 +236,11 @@ static ClDual2 value_vec(const ClArith *A, const double *x)
 	return cl_dual2_const(A, x[0], x[1]);
 }
 
+static BraxWallInput wall_input(const ClArith *A, const BraxWall *w)
+{
+	return (BraxWallInput){value_vec(A, w->point), value_vec(A, w->normal)};
+}
+
 int brax_find_pairs(BraxModel *m)
 {
 	const ClArith value = {m->f32, 0};
@@ -210,7 +249,9 @@ int brax_find_pairs(BraxModel *m)
 		for (int k = 0; k < m->wall_count; k++) {
 			ClDual2 c, n;
 			ClDual d;
-			brax_plane_contact(m, &value, i, k, value_vec(&value, m->p + 2 * i), &c, &n, &d);
+			BraxWallInput wall = wall_input(&value, &m->walls[k]);
+			brax_plane_contact(&value, value_vec(&value, m->p + 2 * i), cl_dual_const(&value, m->balls[i].radius), &wall,
+							   &c, &n, &d);
 			if (d.v > 0.0)
 				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = -1 - k};
 		}
@@ -219,8 +260,9 @@ int brax_find_pairs(BraxModel *m)
 		for (int j = i + 1; j < m->ball_count; j++) {
 			ClDual2 c, n;
 			ClDual d;
-			brax_sphere_contact(m, &value, i, j, value_vec(&value, m->p + 2 * i), value_vec(&value, m->p + 2 * j), &c,
-								&n, &d);
+			brax_sphere_contact(&value, value_vec(&value, m->p + 2 * i), value_vec(&value, m->p + 2 * j),
+								cl_dual_const(&value, m->balls[i].radius), cl_dual_const(&value, m->balls[j].radius),
+								&c, &n, &d);
 			if (d.v > 0.0)
 				m->pairs[m->pair_count++] = (BraxPair){.a = i, .b = j};
 		}
@@ -228,14 +270,30 @@ int brax_find_pairs(BraxModel *m)
 	return m->pair_count;
 }
 
-void brax_seed(BraxModel *m, int first, int count)
+/* The pass inputs with zero tangents in count slots: the state and the constants. */
+static void seed_values(BraxModel *m, int count)
 {
 	m->arith = (ClArith){m->f32, count};
 	const ClArith *A = &m->arith;
 	for (int i = 0; i < m->ball_count; i++) {
+		const BraxBall *b = &m->balls[i];
 		m->in_p[i] = value_vec(A, m->p + 2 * i);
 		m->in_v[i] = value_vec(A, m->v + 2 * i);
+		m->in_p_prev[i] = value_vec(A, m->p_prev + 2 * i);
+		m->in_balls[i] = (BraxBallInput){cl_dual_const(A, b->radius), cl_dual_const(A, b->mass),
+										 cl_dual_const(A, b->inverse_mass)};
 	}
+	for (int k = 0; k < m->wall_count; k++)
+		m->in_walls[k] = wall_input(A, &m->walls[k]);
+	m->in_elasticity = cl_dual_const(A, m->elasticity);
+	m->in_friction = cl_dual_const(A, m->friction);
+	m->in_h = cl_dual_const(A, m->h);
+	m->in_erp_rate = cl_dual_const(A, m->erp_rate);
+}
+
+void brax_seed(BraxModel *m, int first, int count)
+{
+	seed_values(m, count);
 	for (int k = 0; k < count; k++) {
 		int column = first + k, i = m->touched_balls[column / CL_BALL_STATE];
 		ClDual *seeded[CL_BALL_STATE] = {&m->in_p[i].x, &m->in_p[i].y, &m->in_v[i].x, &m->in_v[i].y};
@@ -245,7 +303,6 @@ void brax_seed(BraxModel *m, int first, int count)
 	 * of the half-step is p − h·v there */
 	for (int i = 0; i < m->ball_count; i++) {
 		ClDual2 *prev = &m->in_p_prev[i];
-		*prev = value_vec(A, m->p_prev + 2 * i);
 		for (int k = 0; k < count; k++) {
 			prev->x.d[k] = m->in_p[i].x.d[k] - m->h * m->in_v[i].x.d[k];
 			prev->y.d[k] = m->in_p[i].y.d[k] - m->h * m->in_v[i].y.d[k];
@@ -287,14 +344,18 @@ ClDual2 brax_sums_total(const BraxModel *m, int ball, double epsilon, ClDual *an
 
 /* ------------------------------------------------------------- kinematics */
 
-/* integrators.py kinetic: p += v·h; q += ((0, ω)·½·h) ⊗ q, renormalised. */
-static void kinetic(BraxModel *m)
+/* integrators.py kinetic: p += v·h; q += ((0, ω)·½·h) ⊗ q, renormalised.
+ * dh (NULL: none): ∂(p, v)/∂h of each ball, 4 per ball, carried along. */
+static void kinetic(BraxModel *m, double *dh)
 {
 	bool f = m->f32;
 	double h = m->h;
 	for (int i = 0; i < m->ball_count; i++) {
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2; k++) {
+			if (dh)
+				dh[CL_BALL_STATE * i + k] += h * dh[CL_BALL_STATE * i + 2 + k] + m->v[2 * i + k];
 			m->p[2 * i + k] = cl_round(f, m->p[2 * i + k] + cl_round(f, m->v[2 * i + k] * h));
+		}
 		BraxQuat q = m->rotation[i];
 		if (m->spin[i] == 0.0 && q.w == 1.0 && q.y == 0.0)
 			continue; /* the update gives back the identity exactly */
@@ -306,16 +367,21 @@ static void kinetic(BraxModel *m)
 		m->walls[k].rotation = brax_normalize(f, m->walls[k].rotation);
 }
 
-/* integrators.py update(acc_p): v ← exp(c·h)·v + (u/m + g)·h, likewise ω. */
-static void accelerate(BraxModel *m, const double *u)
+/* integrators.py update(acc_p): v ← exp(c·h)·v + (u/m + g)·h, likewise ω;
+ * dh as for kinetic. */
+static void accelerate(BraxModel *m, const double *u, double *dh)
 {
 	bool f = m->f32;
 	double h = m->h;
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
 			double a = cl_round(f, cl_round(f, u[2 * i + k]) / m->balls[i].mass);
-			double dv = cl_round(f, cl_round(f, a + m->gravity[k]) * h);
-			m->v[2 * i + k] = cl_round(f, cl_round(f, m->velocity_factor * m->v[2 * i + k]) + dv);
+			double rate = cl_round(f, a + m->gravity[k]);
+			if (dh) {
+				double *dv = &dh[CL_BALL_STATE * i + 2 + k];
+				*dv = m->velocity_factor * (*dv + m->velocity_damping * m->v[2 * i + k]) + rate;
+			}
+			m->v[2 * i + k] = cl_round(f, cl_round(f, m->velocity_factor * m->v[2 * i + k]) + cl_round(f, rate * h));
 		}
 		m->spin[i] = cl_round(f, m->angular_factor * m->spin[i]);
 	}
@@ -335,7 +401,7 @@ static bool is_identity(const ClArith *A, BraxDualQuat q)
 void brax_pbd_project(const BraxModel *m, const ClArith *A, ClDual2 p, ClDual2 p_prev, BraxDualQuat rotation,
 					  BraxQuat rotation_prev, ClDual2 *v, BraxDualQuat *rotation_out, ClDual *spin)
 {
-	*v = cl_dual2_div(A, cl_dual2_sub(A, p, p_prev), cl_dual_const(A, m->h));
+	*v = cl_dual2_div(A, cl_dual2_sub(A, p, p_prev), m->in_h);
 	if (is_identity(A, rotation) && rotation_prev.w == 1.0 && rotation_prev.y == 0.0) {
 		*rotation_out = rotation;
 		*spin = cl_dual_const(A, 0.0);
@@ -350,7 +416,7 @@ void brax_pbd_project(const BraxModel *m, const ClArith *A, ClDual2 p, ClDual2 p
 	ClDual delta_y = cl_dual_add(A, cl_dual_neg(A, cl_dual_mul(A, q.w, prev_y)), cl_dual_mul(A, q.y, prev_w));
 	*rotation_out = q;
 	*spin = cl_dual_scale(A, delta_w.v >= 0.0 ? 1.0 : -1.0,
-						  cl_dual_div(A, cl_dual_mul(A, cl_dual_const(A, 2.0), delta_y), cl_dual_const(A, m->h)));
+						  cl_dual_div(A, cl_dual_mul(A, cl_dual_const(A, 2.0), delta_y), m->in_h));
 }
 
 static void walls_update_normals(BraxModel *m)
@@ -366,16 +432,26 @@ static void walls_update_normals(BraxModel *m)
 
 /* ------------------------------------------------------------------- tape */
 
-/* Composes a linear sub-step p' = p + α·v + β·u/m, v' = γ·v + δ·u/m onto the pending factor. */
-static void pending_compose(BraxWorkspace *w, double alpha, double beta, double gamma, double delta)
+/* Before a sub-step's updates: starts the pending factor if there is none;
+ * returns its ∂/∂h to carry along (NULL without parameter columns). */
+static double *pending_begin(BraxWorkspace *w, const ClTape *tape)
 {
+	if (!tape)
+		return NULL;
 	if (!w->pending) {
 		w->pending = true;
 		w->a01 = 0.0;
 		w->a11 = 1.0;
 		w->b0 = 0.0;
 		w->b1 = 0.0;
+		memset(w->pending_dh, 0, sizeof *w->pending_dh * CL_BALL_STATE * (size_t)w->model.ball_count);
 	}
+	return tape->record_params ? w->pending_dh : NULL;
+}
+
+/* Composes a linear sub-step p' = p + α·v + β·u/m, v' = γ·v + δ·u/m onto the pending factor. */
+static void pending_compose(BraxWorkspace *w, double alpha, double beta, double gamma, double delta)
+{
 	w->a01 += alpha * w->a11;
 	w->b0 += alpha * w->b1 + beta;
 	w->a11 *= gamma;
@@ -398,6 +474,11 @@ static void pending_flush(BraxWorkspace *w, ClTape *tape)
 		double *b = cl_tape_b(tape, i, i);
 		b[0] = b[3] = w->b0 * inverse_mass;
 		b[4] = b[7] = w->b1 * inverse_mass;
+		if (tape->record_params) {
+			double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
+			for (int k = 0; k < CL_BALL_STATE; k++)
+				c[k] = w->pending_dh[CL_BALL_STATE * i + k] * m->h_per_duration;
+		}
 	}
 }
 
@@ -420,11 +501,109 @@ static int collect_touched(BraxModel *m)
 	return count;
 }
 
+/* The pass inputs with tangent slot k along seeds[k], the state held. */
+static void seed_params(BraxModel *m, const BraxSeed *seeds, int count)
+{
+	seed_values(m, count);
+	const double rad = 3.14159265358979323846 / 180.0;
+	for (int k = 0; k < count; k++) {
+		int j = seeds[k].index;
+		switch (seeds[k].kind) {
+		case SEED_ELASTICITY:
+			m->in_elasticity.d[k] = m->elasticity_slope;
+			break;
+		case SEED_FRICTION:
+			m->in_friction.d[k] = m->friction_slope;
+			break;
+		case SEED_DURATION:
+			/* h = T/(N·substeps); erp_rate = erp/h; the half-step's start p − h·v */
+			m->in_h.d[k] = m->h_per_duration;
+			m->in_erp_rate.d[k] = -m->erp_rate / m->h * m->h_per_duration;
+			for (int i = 0; i < m->ball_count; i++) {
+				m->in_p_prev[i].x.d[k] = -m->v[2 * i] * m->h_per_duration;
+				m->in_p_prev[i].y.d[k] = -m->v[2 * i + 1] * m->h_per_duration;
+			}
+			break;
+		case SEED_RADIUS:
+			m->in_balls[j].radius.d[k] = 1.0;
+			break;
+		case SEED_MASS:
+			m->in_balls[j].mass.d[k] = 1.0;
+			m->in_balls[j].inverse_mass.d[k] = -1.0 / (m->balls[j].mass * m->balls[j].mass);
+			break;
+		case SEED_POINT_X:
+			m->in_walls[j].point.x.d[k] = 1.0;
+			break;
+		case SEED_POINT_Y:
+			m->in_walls[j].point.y.d[k] = 1.0;
+			break;
+		case SEED_ANGLE: /* the normal (cos α, sin α) turns with α in degrees */
+			m->in_walls[j].normal.x.d[k] = -m->walls[j].normal[1] * rad;
+			m->in_walls[j].normal.y.d[k] = m->walls[j].normal[0] * rad;
+			break;
+		}
+	}
+}
+
+/* The parameters a contact pass depends on: the globals, the touched
+ * balls' radius and mass, the point and angle of the walls it touches. */
+static int collect_seeds(BraxWorkspace *w, const ClScene *scene, int count)
+{
+	const BraxModel *m = &w->model;
+	BraxSeed *s = w->seeds;
+	int n = 0;
+	s[n++] = (BraxSeed){SEED_ELASTICITY, -1, CL_PHYS_ELASTICITY};
+	s[n++] = (BraxSeed){SEED_FRICTION, -1, CL_PHYS_FRICTION};
+	s[n++] = (BraxSeed){SEED_DURATION, -1, CL_PHYS_DURATION};
+	for (int r = 0; r < count; r++) {
+		int i = m->touched_balls[r];
+		s[n++] = (BraxSeed){SEED_RADIUS, i, cl_phys_radius(i)};
+		s[n++] = (BraxSeed){SEED_MASS, i, cl_phys_mass(i)};
+	}
+	for (int k = 0; k < m->wall_count; k++) {
+		bool touched = false;
+		for (int p = 0; p < m->pair_count && !touched; p++)
+			touched = m->pairs[p].applied && m->pairs[p].b == -1 - k;
+		if (!touched)
+			continue;
+		s[n++] = (BraxSeed){SEED_POINT_X, k, cl_phys_wall(scene, k, 0)};
+		s[n++] = (BraxSeed){SEED_POINT_Y, k, cl_phys_wall(scene, k, 1)};
+		s[n++] = (BraxSeed){SEED_ANGLE, k, cl_phys_wall(scene, k, 2)};
+	}
+	return n;
+}
+
+/* The contact pass's parameter columns over the touched balls, one
+ * re-evaluation per CL_DUAL_SLOTS parameters, into the current factor. */
+static void record_contact_params(BraxWorkspace *w, ClTape *tape, const ClScene *scene, int count,
+								  void (*collide)(BraxModel *, bool))
+{
+	BraxModel *m = &w->model;
+	int seeds = collect_seeds(w, scene, count);
+	for (int first = 0; first < seeds; first += CL_DUAL_SLOTS) {
+		int live = seeds - first < CL_DUAL_SLOTS ? seeds - first : CL_DUAL_SLOTS;
+		seed_params(m, w->seeds + first, live);
+		collide(m, false);
+		for (int r = 0; r < count; r++) {
+			int i = m->touched_balls[r];
+			for (int k = 0; k < live; k++) {
+				double column[CL_BALL_STATE] = {m->out_p[i].x.d[k], m->out_p[i].y.d[k], m->out_v[i].x.d[k],
+												m->out_v[i].y.d[k]};
+				if (column[0] == 0.0 && column[1] == 0.0 && column[2] == 0.0 && column[3] == 0.0)
+					continue;
+				memcpy(cl_tape_c(tape, i, w->seeds[first + k].param), column, sizeof column);
+			}
+		}
+	}
+}
+
 /* Records the contact pass's Jacobian over the touched balls, one
- * re-evaluation per CL_DUAL_SLOTS input components. The re-evaluations
- * reproduce the value run's outputs bit for bit, so the outputs stay valid
- * afterwards. False when out of memory. */
-static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, void (*collide)(BraxModel *, bool))
+ * re-evaluation per CL_DUAL_SLOTS input components, and its parameter
+ * columns when the tape records them. The re-evaluations reproduce the
+ * value run's outputs bit for bit, so the outputs stay valid afterwards.
+ * False when out of memory. */
+static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, const ClScene *scene, int count,
+									void (*collide)(BraxModel *, bool))
 {
 	BraxModel *m = &w->model;
 	int size = CL_BALL_STATE * count;
@@ -453,6 +632,8 @@ static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, int count, v
 	}
 	pending_flush(w, tape);
 	cl_tape_dense(tape, m->touched_balls, count, m->jacobian, NULL);
+	if (tape->record_params)
+		record_contact_params(w, tape, scene, count, collide);
 	return true;
 }
 
@@ -466,7 +647,7 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 	for (int k = 0; k < m->pair_count; k++)
 		if (m->pairs[k].applied)
 			cl_step_contact(ctx, time, m->pairs[k].a, m->pairs[k].b);
-	if (ctx->tape && count > 0 && !record_contact_jacobian(w, ctx->tape, count, collide))
+	if (ctx->tape && count > 0 && !record_contact_jacobian(w, ctx->tape, ctx->scene, count, collide))
 		cl_step_out_of_memory(ctx, "the contact Jacobian");
 	for (int i = 0; i < m->ball_count; i++) {
 		m->p[2 * i] = m->out_p[i].x.v;
@@ -482,9 +663,10 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 static void spring_substep(BraxWorkspace *w, ClStepContext *ctx, const double *u, double time)
 {
 	BraxModel *m = &w->model;
-	kinetic(m);
+	double *dh = pending_begin(w, ctx->tape);
+	kinetic(m, dh);
 	walls_update_normals(m);
-	accelerate(m, u);
+	accelerate(m, u, dh);
 	if (ctx->tape) {
 		pending_compose(w, m->h, 0.0, 1.0, 0.0);
 		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
@@ -524,8 +706,9 @@ static void pbd_halfstep(BraxWorkspace *w, ClStepContext *ctx, const double *u, 
 	BraxModel *m = &w->model;
 	memcpy(m->p_prev, m->p, sizeof *m->p * 2 * (size_t)m->ball_count);
 	memcpy(m->rotation_prev, m->rotation, sizeof *m->rotation * (size_t)m->ball_count);
-	accelerate(m, u);
-	kinetic(m);
+	double *dh = pending_begin(w, ctx->tape);
+	accelerate(m, u, dh);
+	kinetic(m, dh);
 	walls_update_normals(m);
 	if (ctx->tape) {
 		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
@@ -572,6 +755,10 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 	}
 }
 
+#define PARAM_ADJOINTS                                                                                                 \
+	(1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |         \
+	 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE)
+
 const ClBackend cl_backend_compliant_brax = {
 	.info = {
 		.id = "compliant-brax",
@@ -594,6 +781,11 @@ const ClBackend cl_backend_compliant_brax = {
 			"constant contact masks and no time-of-impact term, so the gradient ignores that a contact moves in time: "
 			"Task 3 learns a zero control (the collision disappears, then the loss rises), and float32 rounding "
 			"decides the Task 1 contact sub-step: ∂h/∂vy0 = −0.0958 in float32, −0.1000 in float64. "
+			"Derivatives with respect to the scene's numbers are the same autodiff: elasticity and friction through "
+			"the product (d/de = 2e·∂/∂(e²), what JAX gives for a config value copied into both bodies), the "
+			"duration through h (and erp/h), gravity, radii, masses, wall points and angles; with baumgarte_erp 0 the "
+			"penetration enters only the masks, so a wall's point and, but for spin, a radius have derivative 0. "
+			"Spin's parameter derivatives are not carried between contacts either. "
 			"Generalisations: any wall normal (a plane body rotated about the out-of-plane axis, its quaternion "
 			"renormalised each sub-step as Brax does, so a float32 normal may be off by one ulp), any number of walls "
 			"and balls (one plane collider and one sphere collider, pairs in body order), masses (the drag on a "
@@ -612,6 +804,8 @@ const ClBackend cl_backend_compliant_brax = {
 	.destroy = destroy,
 	.step = step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = PARAM_ADJOINTS,
+	.accel_form = true,
 	.workspace_bytes = workspace_bytes,
 };
 
@@ -639,6 +833,10 @@ const ClBackend cl_backend_pbd_brax = {
 			"reverse-mode AD of this float32 program with constant contact masks and no time-of-impact term. The "
 			"Task 1 ∂h/∂y0 = −0.0020 consists only of the 1e-6 regularisers and rounding (float64: −0.0005), and in "
 			"Task 3 float32 drift moves the contact and changes the gradients by 0.5% against float64. "
+			"Derivatives with respect to the scene's numbers are the same autodiff: elasticity and friction through "
+			"the product (d/de = 2e·∂/∂(e²), d/dμ likewise), the duration through h (the projection, the friction "
+			"cap μ|λ|/2h and the half-step's start), gravity, radii, masses, wall points and angles; spin's "
+			"parameter derivatives are not carried between contacts. "
 			"Generalisations as compliant-brax: any wall normal (rotated plane bodies, renormalised like Brax's), "
 			"any number of walls and balls, masses (the second ball's velocity change uses the first ball's mass, as "
 			"in Brax), gravity, controls on every ball. Degenerate contacts pass silently (status ok; Brax reports "
@@ -655,5 +853,7 @@ const ClBackend cl_backend_pbd_brax = {
 	.destroy = destroy,
 	.step = step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = PARAM_ADJOINTS,
+	.accel_form = true,
 	.workspace_bytes = workspace_bytes,
 };

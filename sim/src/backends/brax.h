@@ -13,7 +13,11 @@
  * runs with the tangents of up to CL_DUAL_SLOTS input directions at once to
  * record their Jacobian (the exact derivative of the rounded program's
  * formulas at its float values; masks and counts are constants, as in JAX;
- * min is jnp.minimum's, norms jumpy's safe_norm).
+ * min is jnp.minimum's, norms jumpy's safe_norm). With parameter columns
+ * recorded, further runs carry tangents along the scene's numbers instead
+ * (elasticity, friction, the sub-step h for the duration, radii, masses,
+ * wall points and normals), the state held: what JAX's grad gives with
+ * respect to them.
  */
 #pragma once
 
@@ -80,6 +84,15 @@ typedef struct BraxWall {
 	double normal[2];  /* rotate((0, 0, 1), rotation) */
 } BraxWall;
 
+/* A ball's and a wall's constants as inputs of a contact pass. */
+typedef struct BraxBallInput {
+	ClDual radius, mass, inverse_mass;
+} BraxBallInput;
+
+typedef struct BraxWallInput {
+	ClDual2 point, normal;
+} BraxWallInput;
+
 /* A pair that may touch: ball a against wall (b < 0: wall −1−b) or ball b. */
 typedef struct BraxPair {
 	int a, b;
@@ -105,11 +118,14 @@ typedef struct BraxModel {
 	bool f32, pbd;
 	int ball_count, wall_count, substeps;
 	double h;           /* sub-step, working precision */
+	double h_per_duration; /* ∂h/∂T = 1/(N·substeps) */
 	double elasticity;  /* of a contact (Brax: product of both bodies') */
 	double friction;
+	double elasticity_slope, friction_slope; /* d(the contact's)/d(the scene's): 2e, 2μ for a product */
 	double gravity[2];
 	double erp_rate;        /* legacy: baumgarte_erp·substeps/dt */
 	double collide_scale;   /* pbd: solver_scale_collide */
+	double velocity_damping;
 	double velocity_factor; /* exp(velocity_damping·h) */
 	double angular_factor;
 	BraxBall *balls;
@@ -128,6 +144,11 @@ typedef struct BraxModel {
 	 * (seeded) and output, per ball. */
 	ClArith arith;
 	ClDual2 *in_p, *in_v, *in_p_prev;
+	/* the scene's constants: zero tangents, or seeded along the physical
+	 * parameters (h stands for the duration; erp_rate = erp/h moves with it) */
+	ClDual in_elasticity, in_friction, in_h, in_erp_rate;
+	BraxBallInput *in_balls;
+	BraxWallInput *in_walls;
 	ClDual2 *out_p, *out_v;
 	ClDual *out_spin;
 	BraxQuat *out_rotation;
@@ -143,31 +164,28 @@ typedef struct BraxModel {
 
 /* Starts a contact pass: fills in_p/in_v (and pbd in_p_prev) from the state
  * with tangent slot k on column first + k of the touched balls' states (4 per
- * touched ball: px py vx vy); count 0 for the value run. */
+ * touched ball: px py vx vy), and the constants; count 0 for the value run. */
 void brax_seed(BraxModel *m, int first, int count);
 
 /* Contact frames (brax colliders.py capsule_plane, capsule_capsule): the
  * point c, the normal n and the penetration d > 0 when overlapping. Inline,
  * so that the value-only pair search compiles to plain arithmetic. */
-static inline void brax_plane_contact(const BraxModel *m, const ClArith *A, int ball, int wall, ClDual2 p,
+static inline void brax_plane_contact(const ClArith *A, ClDual2 p, ClDual radius, const BraxWallInput *wall,
 									  ClDual2 *point, ClDual2 *normal, ClDual *penetration)
 {
-	const BraxWall *w = &m->walls[wall];
-	ClDual2 n = cl_dual2_const(A, w->normal[0], w->normal[1]);
-	ClDual2 plane = cl_dual2_const(A, w->point[0], w->point[1]);
-	*point = cl_dual2_sub(A, p, cl_dual2_mul(A, n, cl_dual_const(A, m->balls[ball].radius)));
+	ClDual2 n = wall->normal;
+	*point = cl_dual2_sub(A, p, cl_dual2_mul(A, n, radius));
 	*normal = n;
-	*penetration = cl_dual2_dot(A, cl_dual2_sub(A, plane, *point), n);
+	*penetration = cl_dual2_dot(A, cl_dual2_sub(A, wall->point, *point), n);
 }
 
-static inline void brax_sphere_contact(const BraxModel *m, const ClArith *A, int a, int b, ClDual2 pa, ClDual2 pb,
+static inline void brax_sphere_contact(const ClArith *A, ClDual2 pa, ClDual2 pb, ClDual radius_a, ClDual radius_b,
 									   ClDual2 *point, ClDual2 *normal, ClDual *penetration)
 {
 	ClDual2 delta = cl_dual2_sub(A, pa, pb);
 	ClDual distance = cl_dual2_safe_norm(A, delta);
 	*normal = cl_dual2_div(A, delta, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), distance));
-	double radii = cl_arith_round(A, m->balls[a].radius + m->balls[b].radius);
-	*penetration = cl_dual_sub(A, cl_dual_const(A, radii), distance);
+	*penetration = cl_dual_sub(A, cl_dual_add(A, radius_a, radius_b), distance);
 	*point = cl_dual2_div(A, cl_dual2_add(A, pa, pb), cl_dual_const(A, 2.0));
 }
 

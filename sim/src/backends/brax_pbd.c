@@ -15,21 +15,22 @@ static ClDual constant(const ClArith *A, double x)
 }
 
 /* 1/m + (ρ × t)·(I⁻¹ (ρ × t)) */
-static ClDual weight(const ClArith *A, const BraxBall *body, ClDual2 rho, ClDual2 t)
+static ClDual weight(const BraxModel *m, int body, ClDual2 rho, ClDual2 t)
 {
+	const ClArith *A = &m->arith;
 	ClDual cr = brax_cross(A, rho, t);
-	return cl_dual_add(A, cl_dual_const(A, body->inverse_mass),
-					   cl_dual_mul(A, cr, cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), cr)));
+	return cl_dual_add(A, m->in_balls[body].inverse_mass,
+					   cl_dual_mul(A, cr, cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), cr)));
 }
 
 /* scale·(impulse/m, factor·vec_quat_mul(I⁻¹ (ρ × torque_impulse), q)) */
-static Correction correction(const BraxModel *m, const BraxBall *body, ClDual2 impulse, ClDual2 torque_impulse,
-							 ClDual2 rho, BraxQuat q, double factor)
+static Correction correction(const BraxModel *m, int body, ClDual2 impulse, ClDual2 torque_impulse, ClDual2 rho,
+							 BraxQuat q, double factor)
 {
 	const ClArith *A = &m->arith;
 	ClDual scale = cl_dual_const(A, m->collide_scale), half = cl_dual_const(A, factor);
-	ClDual2 dp = cl_dual2_div(A, impulse, cl_dual_const(A, body->mass));
-	ClDual k = cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), brax_cross(A, rho, torque_impulse));
+	ClDual2 dp = cl_dual2_div(A, impulse, m->in_balls[body].mass);
+	ClDual k = cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), brax_cross(A, rho, torque_impulse));
 	/* vec_quat_mul((0, k, 0), q) = (−k q_y, k q_w) */
 	ClDual dq_w = cl_dual_mul(A, half, cl_dual_neg(A, cl_dual_mul(A, k, cl_dual_const(A, q.y))));
 	ClDual dq_y = cl_dual_mul(A, half, cl_dual_mul(A, k, cl_dual_const(A, q.w)));
@@ -71,25 +72,24 @@ static void plane_position(BraxModel *m, BraxPair *pair, bool value_run)
 {
 	const ClArith *A = &m->arith;
 	int i = pair->a;
-	const BraxBall *ball = &m->balls[i];
 	ClDual2 p = m->in_p[i], c = pair->point, n = pair->normal;
 	BraxQuat q = m->rotation[i];
 	ClDual2 rho = cl_dual2_sub(A, c, p);
 	ClDual2 dx = cl_dual2_sub(A, c, cl_dual2_add(A, c, cl_dual2_mul(A, n, pair->penetration)));
 	ClDual C = cl_dual2_dot(A, dx, n);
-	ClDual lambda = cl_dual_div(A, cl_dual_neg(A, C), cl_dual_add(A, weight(A, ball, rho, n), constant(A, 1e-6)));
+	ClDual lambda = cl_dual_div(A, cl_dual_neg(A, C), cl_dual_add(A, weight(m, i, rho, n), constant(A, 1e-6)));
 	double coll = C.v < 0.0 ? 1.0 : 0.0;
 	ClDual2 P = cl_dual2_scale(A, coll, cl_dual2_mul(A, n, lambda));
-	Correction normal = correction(m, ball, P, P, rho, q, 0.5);
+	Correction normal = correction(m, i, P, P, rho, q, 0.5);
 
 	ClDual2 slip = tangential(A, cl_dual2_sub(A, c, point_before(A, c, p, q, m->in_p_prev[i], m->rotation_prev[i])), n);
 	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
 	ClDual2 t = cl_dual2_div(A, slip, cl_dual_add(A, slip_norm, constant(A, 1e-6)));
 	ClDual lambda_t =
-		cl_dual_div(A, cl_dual_neg(A, slip_norm), cl_dual_add(A, weight(A, ball, rho, t), cl_dual_const(A, 0.0)));
+		cl_dual_div(A, cl_dual_neg(A, slip_norm), cl_dual_add(A, weight(m, i, rho, t), cl_dual_const(A, 0.0)));
 	double stick = fabs(lambda_t.v) < fabs(cl_arith_round(A, m->friction * lambda.v)) ? 1.0 : 0.0;
 	ClDual2 P_t = cl_dual2_scale(A, coll, cl_dual2_scale(A, stick, cl_dual2_mul(A, t, lambda_t)));
-	Correction total = correction_add(A, normal, correction(m, ball, P_t, P_t, rho, q, 0.5));
+	Correction total = correction_add(A, normal, correction(m, i, P_t, P_t, rho, q, 0.5));
 
 	pair->lambda = cl_dual_scale(A, coll, lambda);
 	if (value_run)
@@ -101,7 +101,6 @@ static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bo
 {
 	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
-	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
 	ClDual2 pa = m->in_p[a], pb = m->in_p[b], c = pair->point, n = pair->normal;
 	BraxQuat qa = m->rotation[a], qb = m->rotation[b];
 	ClDual d = pair->penetration;
@@ -109,12 +108,12 @@ static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bo
 	ClDual2 rho_a = cl_dual2_sub(A, cl_dual2_sub(A, c, half), pa);
 	ClDual2 rho_b = cl_dual2_sub(A, cl_dual2_add(A, c, half), pb);
 	ClDual C = cl_dual_neg(A, d);
-	ClDual weights = cl_dual_add(A, weight(A, ball_a, rho_a, n), weight(A, ball_b, rho_b, n));
+	ClDual weights = cl_dual_add(A, weight(m, a, rho_a, n), weight(m, b, rho_b, n));
 	ClDual lambda = cl_dual_div(A, cl_dual_neg(A, C), cl_dual_add(A, weights, constant(A, 1e-6)));
 	double coll = C.v < 0.0 ? 1.0 : 0.0;
 	ClDual2 P = cl_dual2_scale(A, coll, cl_dual2_mul(A, n, lambda));
-	Correction normal_a = correction(m, ball_a, P, P, rho_a, qa, 0.5);
-	Correction normal_b = correction(m, ball_b, cl_dual2_neg(A, P), P, rho_b, qb, -0.5);
+	Correction normal_a = correction(m, a, P, P, rho_a, qa, 0.5);
+	Correction normal_b = correction(m, b, cl_dual2_neg(A, P), P, rho_b, qb, -0.5);
 
 	/* static friction, with coefficient 1 whatever μ (as Brax's two-way pass) */
 	ClDual2 before_a = point_before(A, c, pa, qa, m->in_p_prev[a], m->rotation_prev[a]);
@@ -124,12 +123,11 @@ static void sphere_position(BraxModel *m, BraxPair *pair, Correction *b_part, bo
 	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
 	ClDual2 t = cl_dual2_div(A, slip, cl_dual_add(A, slip_norm, constant(A, 1e-6)));
 	ClDual lambda_t = cl_dual_div(A, cl_dual_neg(A, slip_norm),
-								  cl_dual_add(A, weight(A, ball_a, arm_a, t), weight(A, ball_b, arm_b, t)));
+								  cl_dual_add(A, weight(m, a, arm_a, t), weight(m, b, arm_b, t)));
 	double stick = fabs(lambda_t.v) < fabs(lambda.v) ? 1.0 : 0.0;
 	ClDual2 P_t = cl_dual2_scale(A, coll, cl_dual2_scale(A, stick, cl_dual2_mul(A, t, lambda_t)));
-	Correction total_a = correction_add(A, normal_a, correction(m, ball_a, P_t, P_t, arm_a, qa, 0.5));
-	*b_part =
-		correction_add(A, normal_b, correction(m, ball_b, cl_dual2_neg(A, P_t), cl_dual2_neg(A, P_t), arm_b, qb, 0.5));
+	Correction total_a = correction_add(A, normal_a, correction(m, a, P_t, P_t, arm_a, qa, 0.5));
+	*b_part = correction_add(A, normal_b, correction(m, b, cl_dual2_neg(A, P_t), cl_dual2_neg(A, P_t), arm_b, qb, 0.5));
 
 	pair->lambda = lambda;
 	if (value_run)
@@ -155,8 +153,7 @@ static ClDual2 friction_velocity(const BraxModel *m, ClDual2 relative, ClDual2 n
 	ClDual2 vt = tangential(A, relative, n);
 	ClDual vt_norm = cl_dual2_safe_norm(A, vt);
 	*tau = cl_dual2_div(A, vt, cl_dual_add(A, constant(A, 1e-6), vt_norm));
-	ClDual cap = cl_dual_div(A, cl_dual_mul(A, cl_dual_const(A, m->friction), cl_dual_abs(A, lambda)),
-							 cl_dual_const(A, 2.0 * m->h));
+	ClDual cap = cl_dual_div(A, cl_dual_mul(A, m->in_friction, cl_dual_abs(A, lambda)), cl_dual_scale(A, 2.0, m->in_h));
 	return cl_dual2_mul(A, cl_dual2_neg(A, *tau), cl_dual_min_split(A, cap, vt_norm));
 }
 
@@ -164,17 +161,15 @@ static ClDual2 friction_velocity(const BraxModel *m, ClDual2 relative, ClDual2 n
 static ClDual2 restitution_velocity(const BraxModel *m, ClDual vn, ClDual vn_before, ClDual2 n)
 {
 	const ClArith *A = &m->arith;
-	ClDual target =
-		cl_dual_min_split(A, cl_dual_mul(A, cl_dual_const(A, m->elasticity), vn_before), cl_dual_const(A, 0.0));
+	ClDual target = cl_dual_min_split(A, cl_dual_mul(A, m->in_elasticity, vn_before), cl_dual_const(A, 0.0));
 	return cl_dual2_mul(A, n, cl_dual_sub(A, cl_dual_neg(A, vn), target));
 }
 
 /* The velocity change P/m and spin change (I⁻¹ ρ) × P of one body. */
-static void add_velocity(BraxModel *m, int ball, int collider, const BraxBall *body, ClDual2 P, ClDual mass,
-						 ClDual2 rho)
+static void add_velocity(BraxModel *m, int ball, int collider, ClDual2 P, ClDual mass, ClDual2 rho)
 {
 	const ClArith *A = &m->arith;
-	ClDual2 arm = cl_dual2_mul(A, rho, cl_dual_const(A, body->inverse_inertia));
+	ClDual2 arm = cl_dual2_mul(A, rho, cl_dual_const(A, m->balls[ball].inverse_inertia));
 	ClDual spin = brax_cross(A, arm, P);
 	brax_sums_add(m, ball, collider, cl_dual2_div(A, P, mass), &spin, 1);
 }
@@ -183,7 +178,6 @@ static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 {
 	const ClArith *A = &m->arith;
 	int i = pair->a;
-	const BraxBall *ball = &m->balls[i];
 	Moving s = moving(m, i);
 	ClDual2 c = pair->point, n = pair->normal;
 	ClDual2 rho = cl_dual2_sub(A, c, s.p);
@@ -192,7 +186,7 @@ static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual2 tau;
 	ClDual2 dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
 	ClDual angw = brax_cross(A, rho, tau);
-	ClDual w = cl_dual_add(A, cl_dual_const(A, ball->inverse_mass), cl_dual_mul(A, angw, angw));
+	ClDual w = cl_dual_add(A, m->in_balls[i].inverse_mass, cl_dual_mul(A, angw, angw));
 	ClDual2 p_dyn = cl_dual2_div(A, dv_friction, cl_dual_add(A, w, constant(A, 1e-6)));
 
 	ClDual2 relative_before = cl_dual2_add(A, s.v_before, brax_spin(A, s.spin_before, rho));
@@ -200,14 +194,14 @@ static void plane_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual2 dv_rest = restitution_velocity(m, vn, vn_before, n);
 	ClDual rest_norm = cl_dual2_safe_norm(A, dv_rest);
 	ClDual2 k = cl_dual2_div(A, dv_rest, cl_dual_add(A, rest_norm, constant(A, 1e-6)));
-	ClDual lambda_rest = cl_dual_div(A, rest_norm, cl_dual_add(A, weight(A, ball, rho, k), constant(A, 1e-6)));
+	ClDual lambda_rest = cl_dual_div(A, rest_norm, cl_dual_add(A, weight(m, i, rho, k), constant(A, 1e-6)));
 	double overlap = pair->penetration.v > 0.0 ? 1.0 : 0.0;
 	double sinking = vn_before.v <= 0.0 ? 1.0 : 0.0;
 	ClDual2 P =
 		cl_dual2_scale(A, overlap, cl_dual2_add(A, cl_dual2_scale(A, sinking, cl_dual2_mul(A, k, lambda_rest)), p_dyn));
 	if (value_run && nonzero(P))
 		pair->applied = true;
-	add_velocity(m, i, BRAX_COLLIDER_PLANE, ball, P, cl_dual_const(A, ball->mass), rho);
+	add_velocity(m, i, BRAX_COLLIDER_PLANE, P, m->in_balls[i].mass, rho);
 }
 
 /* Two balls; b's velocity change divides by a's mass, as Brax's does. */
@@ -215,7 +209,6 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 {
 	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
-	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
 	Moving sa = moving(m, a), sb = moving(m, b);
 	ClDual2 c = pair->point, n = pair->normal;
 	ClDual2 rho_a = cl_dual2_sub(A, c, sa.p), rho_b = cl_dual2_sub(A, c, sb.p);
@@ -224,7 +217,7 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual vn = cl_dual2_dot(A, relative, n);
 	ClDual2 tau;
 	ClDual2 dv_friction = friction_velocity(m, relative, n, pair->lambda, &tau);
-	ClDual w = cl_dual_add(A, weight(A, ball_a, rho_a, tau), weight(A, ball_b, rho_b, tau));
+	ClDual w = cl_dual_add(A, weight(m, a, rho_a, tau), weight(m, b, rho_b, tau));
 	ClDual2 p_dyn = cl_dual2_div(A, dv_friction, cl_dual_add(A, w, constant(A, 1e-6)));
 
 	ClDual2 relative_before = cl_dual2_sub(A, cl_dual2_add(A, sa.v_before, brax_spin(A, sa.spin_before, rho_a)),
@@ -234,7 +227,7 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual2 rho_c = cl_dual2_sub(A, cl_dual2_add(A, c, cl_dual2_mul(A, n, pair->penetration)), sb.p);
 	ClDual rest_norm = cl_dual2_safe_norm(A, dv_rest);
 	ClDual2 k = cl_dual2_div(A, dv_rest, cl_dual_add(A, rest_norm, constant(A, 1e-6)));
-	ClDual weights = cl_dual_add(A, weight(A, ball_a, rho_a, k), weight(A, ball_b, rho_c, k));
+	ClDual weights = cl_dual_add(A, weight(m, a, rho_a, k), weight(m, b, rho_c, k));
 	ClDual lambda_rest = cl_dual_div(A, rest_norm, cl_dual_add(A, weights, constant(A, 1e-6)));
 	double overlap = pair->penetration.v > 0.0 ? 1.0 : 0.0;
 	double sinking = vn_before.v <= 0.0 ? 1.0 : 0.0;
@@ -242,10 +235,10 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 		cl_dual2_scale(A, overlap, cl_dual2_add(A, cl_dual2_scale(A, sinking, cl_dual2_mul(A, k, lambda_rest)), p_dyn));
 	if (value_run && nonzero(P))
 		pair->applied = true;
-	add_velocity(m, a, BRAX_COLLIDER_SPHERE, ball_a, P, cl_dual_const(A, ball_a->mass), rho_a);
+	add_velocity(m, a, BRAX_COLLIDER_SPHERE, P, m->in_balls[a].mass, rho_a);
 	/* b's part is added after every a part: store it */
-	ClDual2 arm_b = cl_dual2_mul(A, rho_b, cl_dual_const(A, ball_b->inverse_inertia));
-	pair->b_linear = cl_dual2_div(A, cl_dual2_neg(A, P), cl_dual_const(A, ball_a->mass));
+	ClDual2 arm_b = cl_dual2_mul(A, rho_b, cl_dual_const(A, m->balls[b].inverse_inertia));
+	pair->b_linear = cl_dual2_div(A, cl_dual2_neg(A, P), m->in_balls[a].mass);
 	pair->b_angular[0] = brax_cross(A, arm_b, cl_dual2_neg(A, P));
 }
 
@@ -257,11 +250,11 @@ void brax_pbd_collide(BraxModel *m, bool value_run)
 	for (int k = 0; k < m->pair_count; k++) {
 		BraxPair *pair = &m->pairs[k];
 		if (pair->b < 0)
-			brax_plane_contact(m, A, pair->a, -1 - pair->b, m->in_p[pair->a], &pair->point, &pair->normal,
-							   &pair->penetration);
+			brax_plane_contact(A, m->in_p[pair->a], m->in_balls[pair->a].radius, &m->in_walls[-1 - pair->b],
+							   &pair->point, &pair->normal, &pair->penetration);
 		else
-			brax_sphere_contact(m, A, pair->a, pair->b, m->in_p[pair->a], m->in_p[pair->b], &pair->point, &pair->normal,
-								&pair->penetration);
+			brax_sphere_contact(A, m->in_p[pair->a], m->in_p[pair->b], m->in_balls[pair->a].radius,
+								m->in_balls[pair->b].radius, &pair->point, &pair->normal, &pair->penetration);
 	}
 
 	/* position pass, averaged per body (ε 1e-6), q not renormalised */

@@ -8,11 +8,19 @@ typedef struct Impulse {
 	ClDual angular;
 } Impulse;
 
-static Impulse body_impulse(const ClArith *A, const BraxBall *body, ClDual2 p, ClDual2 impulse, ClDual2 point)
+static Impulse body_impulse(const BraxModel *m, int body, ClDual2 p, ClDual2 impulse, ClDual2 point)
 {
+	const ClArith *A = &m->arith;
 	ClDual torque = brax_cross(A, cl_dual2_sub(A, point, p), impulse);
-	return (Impulse){cl_dual2_div(A, impulse, cl_dual_const(A, body->mass)),
-					 cl_dual_mul(A, cl_dual_const(A, body->inverse_inertia), torque)};
+	return (Impulse){cl_dual2_div(A, impulse, m->in_balls[body].mass),
+					 cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), torque)};
+}
+
+/* −(1 + e) */
+static ClDual restitution_factor(const BraxModel *m)
+{
+	const ClArith *A = &m->arith;
+	return cl_dual_neg(A, cl_dual_add(A, cl_dual_const(A, 1.0), m->in_elasticity));
 }
 
 /* dp_n·apply_n + dp_d·apply_d */
@@ -32,25 +40,23 @@ static void plane_pair(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual2 p = m->in_p[i], v = m->in_v[i];
 	ClDual2 c, n;
 	ClDual d;
-	brax_plane_contact(m, A, i, -1 - pair->b, p, &c, &n, &d);
+	brax_plane_contact(A, p, m->in_balls[i].radius, &m->in_walls[-1 - pair->b], &c, &n, &d);
 	ClDual2 rho = cl_dual2_sub(A, c, p);
 	ClDual2 velocity = cl_dual2_add(A, v, brax_spin(A, cl_dual_const(A, m->spin[i]), rho));
-	ClDual baumgarte = cl_dual_mul(A, cl_dual_const(A, m->erp_rate), d);
+	ClDual baumgarte = cl_dual_mul(A, m->in_erp_rate, d);
 	ClDual vn = cl_dual2_dot(A, n, velocity);
 	ClDual temp = cl_dual_mul(A, cl_dual_const(A, ball->inverse_inertia), brax_cross(A, rho, n));
 	ClDual angular = cl_dual2_dot(A, n, brax_spin(A, temp, rho));
-	ClDual weight = cl_dual_add(A, cl_dual_const(A, ball->inverse_mass), angular);
-	ClDual target =
-		cl_dual_add(A, cl_dual_mul(A, cl_dual_const(A, -cl_arith_round(A, 1.0 + m->elasticity)), vn), baumgarte);
+	ClDual weight = cl_dual_add(A, m->in_balls[i].inverse_mass, angular);
+	ClDual target = cl_dual_add(A, cl_dual_mul(A, restitution_factor(m), vn), baumgarte);
 	ClDual impulse = cl_dual_div(A, target, weight);
-	Impulse normal = body_impulse(A, ball, p, cl_dual2_mul(A, n, impulse), c);
+	Impulse normal = body_impulse(m, i, p, cl_dual2_mul(A, n, impulse), c);
 
 	ClDual2 slip = cl_dual2_sub(A, velocity, cl_dual2_mul(A, n, vn));
 	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
-	ClDual drag =
-		cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, cl_dual_const(A, m->friction), impulse));
+	ClDual drag = cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, m->in_friction, impulse));
 	ClDual2 direction = cl_dual2_div(A, slip, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), slip_norm));
-	Impulse friction = body_impulse(A, ball, p, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
+	Impulse friction = body_impulse(m, i, p, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
 
 	double apply_n = d.v > 0.0 && vn.v < 0.0 && impulse.v > 0.0 ? 1.0 : 0.0;
 	double apply_d = apply_n * (slip_norm.v > cl_arith_round(A, 0.01) ? 1.0 : 0.0);
@@ -69,31 +75,29 @@ static void sphere_pair(BraxModel *m, BraxPair *pair, bool value_run)
 	ClDual2 pa = m->in_p[a], pb = m->in_p[b];
 	ClDual2 c, n;
 	ClDual d;
-	brax_sphere_contact(m, A, a, b, pa, pb, &c, &n, &d);
+	brax_sphere_contact(A, pa, pb, m->in_balls[a].radius, m->in_balls[b].radius, &c, &n, &d);
 	ClDual2 rho_a = cl_dual2_sub(A, c, pa), rho_b = cl_dual2_sub(A, c, pb);
 	ClDual2 velocity = cl_dual2_sub(A, cl_dual2_add(A, m->in_v[a], brax_spin(A, cl_dual_const(A, m->spin[a]), rho_a)),
 									cl_dual2_add(A, m->in_v[b], brax_spin(A, cl_dual_const(A, m->spin[b]), rho_b)));
-	ClDual baumgarte = cl_dual_mul(A, cl_dual_const(A, m->erp_rate), d);
+	ClDual baumgarte = cl_dual_mul(A, m->in_erp_rate, d);
 	ClDual vn = cl_dual2_dot(A, n, velocity);
 	ClDual temp_a = cl_dual_mul(A, cl_dual_const(A, ball_a->inverse_inertia), brax_cross(A, rho_a, n));
 	ClDual temp_b = cl_dual_mul(A, cl_dual_const(A, ball_b->inverse_inertia), brax_cross(A, rho_b, n));
 	ClDual angular = cl_dual2_dot(A, n, cl_dual2_add(A, brax_spin(A, temp_a, rho_a), brax_spin(A, temp_b, rho_b)));
-	ClDual weight = cl_dual_add(
-		A, cl_dual_add(A, cl_dual_const(A, ball_a->inverse_mass), cl_dual_const(A, ball_b->inverse_mass)), angular);
-	ClDual target =
-		cl_dual_add(A, cl_dual_mul(A, cl_dual_const(A, -cl_arith_round(A, 1.0 + m->elasticity)), vn), baumgarte);
+	ClDual weight =
+		cl_dual_add(A, cl_dual_add(A, m->in_balls[a].inverse_mass, m->in_balls[b].inverse_mass), angular);
+	ClDual target = cl_dual_add(A, cl_dual_mul(A, restitution_factor(m), vn), baumgarte);
 	ClDual impulse = cl_dual_div(A, target, weight);
 	ClDual2 jn = cl_dual2_mul(A, n, impulse);
-	Impulse normal_a = body_impulse(A, ball_a, pa, jn, c);
-	Impulse normal_b = body_impulse(A, ball_b, pb, cl_dual2_mul(A, n, cl_dual_neg(A, impulse)), c);
+	Impulse normal_a = body_impulse(m, a, pa, jn, c);
+	Impulse normal_b = body_impulse(m, b, pb, cl_dual2_mul(A, n, cl_dual_neg(A, impulse)), c);
 
 	ClDual2 slip = cl_dual2_sub(A, velocity, cl_dual2_mul(A, n, vn));
 	ClDual slip_norm = cl_dual2_safe_norm(A, slip);
-	ClDual drag =
-		cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, cl_dual_const(A, m->friction), impulse));
+	ClDual drag = cl_dual_min_split(A, cl_dual_div(A, slip_norm, weight), cl_dual_mul(A, m->in_friction, impulse));
 	ClDual2 direction = cl_dual2_div(A, slip, cl_dual_add(A, cl_dual_const(A, cl_arith_round(A, 1e-6)), slip_norm));
-	Impulse friction_a = body_impulse(A, ball_a, pa, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
-	Impulse friction_b = body_impulse(A, ball_a, pb, cl_dual2_mul(A, direction, drag), c);
+	Impulse friction_a = body_impulse(m, a, pa, cl_dual2_mul(A, direction, cl_dual_neg(A, drag)), c);
+	Impulse friction_b = body_impulse(m, a, pb, cl_dual2_mul(A, direction, drag), c);
 
 	double apply_n = d.v > 0.0 && vn.v < 0.0 && impulse.v > 0.0 ? 1.0 : 0.0;
 	double apply_d = apply_n * (slip_norm.v > cl_arith_round(A, 0.01) ? 1.0 : 0.0);
