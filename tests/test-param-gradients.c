@@ -3,7 +3,8 @@
  * angles) against central differences of their own forward maps, on random
  * scenes with impacts between balls and on walls: exact's (the true
  * derivative of the event-driven flow) and the direct-impulse backends'
- * (their autodiff of the step, in float64, where the map is smooth). */
+ * (their peers' autodiff of the step, in float64, where the map is
+ * smooth). */
 #include "core.h"
 #include "tasks.h"
 
@@ -100,6 +101,13 @@ typedef struct Outcome {
 
 static int backend; /* the backend under test */
 
+/* A backend under test, and the friction its scenes are run at where its
+ * derivative leaves out a term that friction brings in (< 0: the family's). */
+typedef struct Case {
+	const char *id;
+	double friction;
+} Case;
+
 static Outcome run(const ClScene *scene)
 {
 	ClRollout *r = cl_rollout_new(scene, backend);
@@ -137,14 +145,17 @@ enum { SCENES = 24, TRIES = 80 };
  * extrapolated central difference, relative to |FD| or 1e-3 if smaller
  * (a derivative that is zero, of a ball that never touches anything, has
  * FD noise of ~1e-10). */
-static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int *wall_hits_out, int *pair_hits_out)
+static void check_family(ClScene *(*make)(unsigned), const Case *test, int *wall_hits_out, int *pair_hits_out)
 {
+	const char *backend_id = test->id;
 	backend = cl_test_backend(backend_id);
 	int accepted = 0, wall_hits = 0, pair_hits = 0, checked = 0;
 	double worst = 0.0;
 	char worst_name[CL_NAME_MAX + 32] = "";
 	for (unsigned seed = 1; seed <= TRIES && accepted < SCENES; seed++) {
 		ClScene *s = make(seed);
+		if (s && test->friction >= 0)
+			s->friction = test->friction;
 		if (s && cl_backend_precision_param(backend) >= 0)
 			g_assert_true(cl_scene_set_backend_param(s, backend, "precision", CL_PRECISION_FLOAT64, NULL, 0));
 		if (!s) {
@@ -255,30 +266,40 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 	*pair_hits_out = pair_hits;
 }
 
-static void test_random_scenes(gconstpointer id)
+static void test_random_scenes(gconstpointer test)
 {
 	int walls, pairs;
-	check_family(random_scene, id, &walls, &pairs);
+	check_family(random_scene, test, &walls, &pairs);
 	g_assert_cmpint(walls, >=, SCENES); /* the check goes through impacts */
 }
 
-static void test_pair_scenes(gconstpointer id)
+static void test_pair_scenes(gconstpointer test)
 {
 	int walls, pairs;
-	check_family(pair_scene, id, &walls, &pairs);
+	check_family(pair_scene, test, &walls, &pairs);
 	g_assert_cmpint(pairs, >=, SCENES); /* a ball-ball impact a scene on average */
 }
 
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	static const char *const backends[] = {"exact", "impulse", "impulse-toi"};
-	for (size_t k = 0; k < G_N_ELEMENTS(backends); k++) {
-		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", backends[k]);
-		g_test_add_data_func(path, backends[k], test_random_scenes);
+	static const Case cases[] = {
+		{"exact", -1},
+		{"impulse", -1},
+		{"impulse-toi", -1},
+		/* TDS's spin is outside the engine's state, so its derivative is not
+		 * carried into a later sticking contact (the backend's description;
+		 * at the families' friction 0.05–0.6 that is off by up to 1e-1, at
+		 * 0.01 a pair scene still sticks); at μ = 0.001 the contacts slide,
+		 * where the spin does not matter */
+		{"impulse-tds", 0.001},
+	};
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", cases[k].id);
+		g_test_add_data_func(path, &cases[k], test_random_scenes);
 		g_free(path);
-		path = g_strdup_printf("/param-gradients/%s/pair-scenes", backends[k]);
-		g_test_add_data_func(path, backends[k], test_pair_scenes);
+		path = g_strdup_printf("/param-gradients/%s/pair-scenes", cases[k].id);
+		g_test_add_data_func(path, &cases[k], test_pair_scenes);
 		g_free(path);
 	}
 	return g_test_run();
