@@ -15,7 +15,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 enum { PARAM_PRECISION, PARAM_TOI_CLAMP };
 
@@ -29,8 +28,8 @@ typedef struct ConvexContact {
 	double share[2];   /* fraction of the relative impulse ball a gets (+) and ball b (−) */
 	double f[2];       /* f̃ = κ·f, the QP solution per unit effective mass */
 	ClDual shift;      /* TOI: min(τ − dt, 0), tangents over a (slots 0–3) and b (4–7) */
-	ClDual shift_params; /* the same along the scene's numbers (S_ slots), for the parameter columns */
-	int derivative_begin, derivative_count; /* its group's ConvexDerivatives (those whose contact it is) */
+	ClDual shift_params; /* the same along the scene's numbers (S_ slots): parameter columns */
+	int derivative_begin, derivative_count; /* its group's ConvexDerivatives, its own among them */
 	int component;     /* union-find parent, then the root */
 	int coupling_begin, coupling_count;
 } ConvexContact;
@@ -124,8 +123,8 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx * b[2].v + ny * b[3].v;
 	c->w_double[1] = -ny * b[2].v + nx * b[3].v;
 	if (rule->toi)
-		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt), cl_dual_sub(m, distance, cl_dual_const(m, radius)),
-								normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt),
+								cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed);
 	return true;
 }
 
@@ -152,8 +151,8 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx.v * vx + ny.v * vy;
 	c->w_double[1] = -ny.v * vx + nx.v * vy;
 	if (rule->toi)
-		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt), cl_dual_sub(m, distance, cl_dual_const(m, reach)),
-								normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt),
+								cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed);
 	return true;
 }
 
@@ -278,8 +277,6 @@ static void delassus_term(const ClScene *scene, const ConvexContact *k, const Co
 	}
 }
 
-/* Whether contacts k and l interact in the QP: a shared ball and a nonzero
- * cross term (with μ = 0 only the normal rows count: n_k·n_l ≠ 0). */
 static void delassus_block(const ClScene *scene, const ConvexContact *k, const ConvexContact *l, double G[4])
 {
 	delassus_term(scene, k, l, -1, G);
@@ -302,6 +299,8 @@ static ConvexDerivative *next_derivative(ConvexWorkspace *ws)
 	return &ws->derivatives[ws->derivative_count++];
 }
 
+/* Whether contacts k and l interact in the QP: a shared ball and a nonzero
+ * cross term (with μ = 0 only the normal rows count: n_k·n_l ≠ 0). */
 static bool contacts_coupled(const ClScene *scene, double mu, const ConvexContact *k, const ConvexContact *l)
 {
 	double G[4];
@@ -983,10 +982,10 @@ static const ClParamDesc convex_params[] = {
 	"With respect to the scene's numbers the gradient is the same autodiff: elasticity and friction are leaf "   \
 	"tensors (the friction through the QP's implicit derivative on its active set; at friction 0 the one from "   \
 	"above for a contact solved alone, 0 for contacts solved together, whose QP then has no friction "          \
-	"generators), the masses through G and the ball-ball split, gravity and the duration through the " \
-	"update (and dt in tau); radii and wall poses only through tau (zero without TOI): J, built from the wall's "   \
-	"normal like the ball-ball J from the detached one, is a constant, so d/d(wall angle) is not the derivative " \
-	"of the forward map either. "
+	"generators), the masses through G and the ball-ball split, gravity and the duration through the "         \
+	"update (and dt in tau); radii and wall poses only through tau (zero without TOI): J, built from the wall's " \
+	"normal like the ball-ball J from the detached one, is a constant, so d/d(wall angle) is not the "         \
+	"derivative of the forward map either. "
 
 /* e and μ are leaf tensors of the peer; the geometry enters through τ only */
 #define CONVEX_PARAM_ADJOINTS                                                                                       \
