@@ -3,8 +3,8 @@
  * angles, and a backend's own real parameters such as compliant-warp's
  * stiffness and damping) against central differences of their own forward maps, on random
  * scenes with impacts between balls and on walls: exact's (the true
- * derivative of the event-driven flow) and the direct-impulse and Warp
- * backends' (their autodiff of the step, in float64, where the map is
+ * derivative of the event-driven flow) and the time-stepping backends'
+ * (their peers' autodiff of the step, in float64, where the map is
  * smooth). */
 #include "core.h"
 #include "tasks.h"
@@ -93,6 +93,73 @@ static ClScene *pair_scene(unsigned seed)
 	return s;
 }
 
+/* A pair scene on the line y = 0 (positions, velocities, the control and
+ * gravity along x, the wall facing −x): every contact normal stays ±x
+ * whatever the parameters, so a gradient that holds the normals constant
+ * is the derivative of the map along them. */
+static ClScene *collinear_pair_scene(unsigned seed)
+{
+	ClScene *s = pair_scene(seed);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < s->ball_count; i++) {
+		s->balls[i].position.y = s->balls[i].velocity.y = 0.0;
+		s->balls[i].control_constant.y = 0.0;
+	}
+	s->gravity.y = 0.0;
+	ClParam angle = {.target = CL_PARAM_WALL_ANGLE, .ball = -1, .wall = 0};
+	cl_param_set(s, &angle, 180.0);
+	return s;
+}
+
+/* A ball thrown diagonally into a right-angled corner of two walls, so
+ * that it meets both within one step (simultaneous contacts, one QP in the
+ * convex backends), with friction and a second ball elsewhere. */
+static ClScene *qp_corner_scene(unsigned seed)
+{
+	unsigned st = seed * 2246822519u + 5u;
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "corner %u", seed);
+	s->duration = 0.5;
+	s->steps = 100;
+	s->gravity = (ClVec2){uniform(&st, -1, 1), uniform(&st, -1, 1)};
+	s->elasticity = uniform(&st, 0.5, 1.0);
+	s->friction = uniform(&st, 0.05, 0.6);
+	ClWall *floor = cl_scene_add_wall(s, "floor");
+	floor->point = (ClVec2){0, 0};
+	ClWall *side = cl_scene_add_wall(s, "side");
+	side->point = (ClVec2){1, 0};
+	ClParam angle = {.target = CL_PARAM_WALL_ANGLE, .ball = -1, .wall = 1};
+	cl_param_set(s, &angle, 180.0);
+	static const char *const ids[] = {"a", "b"};
+	for (int i = 0; i < 2; i++) {
+		ClBall *b = cl_scene_add_ball(s, ids[i]);
+		b->radius = uniform(&st, 0.1, 0.2);
+		b->mass = uniform(&st, 0.5, 2.0);
+	}
+	/* gaps 0.3 and 0.3·(1 ± 1%) to the walls at speed ~3 along the diagonal:
+	 * the arrivals differ by less than a step most of the time */
+	double speed = uniform(&st, 2.5, 3.5), gap = 0.3;
+	ClBall *a = &s->balls[0];
+	a->position = (ClVec2){1 - a->radius - gap, a->radius + gap * (1 + uniform(&st, -0.01, 0.01))};
+	a->velocity = (ClVec2){speed, -speed * (1 + uniform(&st, -0.01, 0.01))};
+	s->balls[1].position = (ClVec2){-1.5, 1.5};
+	s->balls[1].velocity = (ClVec2){uniform(&st, -0.5, 0.5), uniform(&st, -0.5, 0.5)};
+	a->control_kind = CL_CONTROL_CONSTANT;
+	a->control_constant = (ClVec2){uniform(&st, -2, 2), uniform(&st, -2, 2)};
+	ClLossTerm *t = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	t->ball = 0;
+	t->target = (ClVec2){0.3, 0.4};
+	t = cl_scene_add_loss(s, CL_LOSS_CONTROL_EFFORT);
+	t->ball = 0;
+	t->weight = 0.1;
+	if (!cl_scene_validate(s, NULL, 0)) {
+		cl_scene_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* Task 2's ball shot into the corner of the ground (wall 0) and the wall,
  * with friction: both in contact in one step, where PBD's wall friction
  * takes the ground's tangent (its wall_tangent_bug), so the wall's change
@@ -146,6 +213,18 @@ static Outcome run_at(const ClScene *scene, const ClParam *p, double value)
 	cl_scene_free(copy);
 	return o;
 }
+
+/* A backend under test, and the friction its scenes are run at where its
+ * derivative leaves out a term that friction brings in (< 0: the family's);
+ * constant_normals: its gradient holds the contact normals of the impulse
+ * constant (DiffCoSim's J), so it is the derivative of its map only on
+ * random scenes whose contacts are all on walls and on collinear pair
+ * scenes, and not along a wall's angle. */
+typedef struct Case {
+	const char *id;
+	double friction;
+	bool constant_normals;
+} Case;
 
 enum { SCENES = 24, TRIES = 80 };
 
@@ -208,8 +287,12 @@ static void snap(ClScene *s)
  * extrapolated central difference, relative to |FD| or 1e-3 if smaller
  * (a derivative that is zero, of a ball that never touches anything, has
  * FD noise of ~1e-10). */
-static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int *wall_hits_out, int *pair_hits_out)
+/* simultaneous_out: contacts of a ball in the same step as another of its contacts */
+static void check_family(ClScene *(*make)(unsigned), const Case *test, int *wall_hits_out, int *pair_hits_out,
+						 int *simultaneous_out)
 {
+	const char *backend_id = test->id;
+	int simultaneous = 0;
 	backend = cl_test_backend(backend_id);
 	int accepted = 0, wall_hits = 0, pair_hits = 0, checked = 0;
 	double worst = 0.0;
@@ -218,6 +301,8 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 		ClScene *s = make(seed);
 		if (s && keeps_float32_numbers(backend_id))
 			snap(s);
+		if (s && test->friction >= 0)
+			s->friction = test->friction;
 		if (s && cl_backend_precision_param(backend) >= 0)
 			g_assert_true(cl_scene_set_backend_param(s, backend, "precision", CL_PRECISION_FLOAT64, NULL, 0));
 		/* The Brax backends simulate spin, but their state and so their tape
@@ -261,6 +346,11 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 		 * is not differentiable within the difference's reach */
 		bool degenerate = base.status != CL_STATUS_OK;
 		const char *why = degenerate ? cl_status_name(base.status) : "";
+		for (int k = 0; k < base.events && test->constant_normals && make != collinear_pair_scene && !degenerate; k++)
+			if (base.event[k].other >= 0) {
+				degenerate = true;
+				why = "a ball-ball contact, whose normal the gradient holds constant";
+			}
 		char name[CL_NAME_MAX], kink[CL_NAME_MAX + 64];
 		for (int k = 0; k < count && !degenerate; k++) {
 			double x = cl_param_get(s, &params[k]);
@@ -300,8 +390,15 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 			g_test_message("seed %u excluded: %s", seed, why);
 		} else {
 			accepted++;
-			for (int k = 0; k < base.events; k++)
+			for (int k = 0; k < base.events; k++) {
 				*(base.event[k].other < 0 ? &wall_hits : &pair_hits) += 1;
+				for (int l = 0; l < base.events; l++)
+					if (l != k && base.event[l].step == base.event[k].step &&
+						(base.event[l].ball == base.event[k].ball || base.event[l].other == base.event[k].ball)) {
+						simultaneous++;
+						break;
+					}
+			}
 			ClGradientRow row;
 			cl_gradient_row_compute(&row, s, backend, params, count, CL_FD_NONE);
 			g_assert_cmpint(row.status.code, ==, CL_STATUS_OK);
@@ -312,6 +409,8 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 					g_assert_true(isnan(adjoint)); /* "no adjoint", not a number */
 					continue;
 				}
+				if (test->constant_normals && params[k].target == CL_PARAM_WALL_ANGLE)
+					continue;
 				double error = fabs(adjoint - fd[k]) / fmax(fabs(fd[k]), 1e-3);
 				checked++;
 				if (error > worst) {
@@ -363,19 +462,21 @@ static void check_family(ClScene *(*make)(unsigned), const char *backend_id, int
 	g_assert_cmpint(accepted, >=, SCENES);
 	*wall_hits_out = wall_hits;
 	*pair_hits_out = pair_hits;
+	*simultaneous_out = simultaneous;
 }
 
-static void test_random_scenes(gconstpointer id)
+static void test_random_scenes(gconstpointer test)
 {
-	int walls, pairs;
-	check_family(random_scene, id, &walls, &pairs);
+	int walls, pairs, simultaneous;
+	check_family(random_scene, test, &walls, &pairs, &simultaneous);
 	g_assert_cmpint(walls, >=, SCENES); /* the check goes through impacts */
 }
 
-static void test_pair_scenes(gconstpointer id)
+static void test_pair_scenes(gconstpointer test)
 {
-	int walls, pairs;
-	check_family(pair_scene, id, &walls, &pairs);
+	int walls, pairs, simultaneous;
+	check_family(((const Case *)test)->constant_normals ? collinear_pair_scene : pair_scene, test, &walls, &pairs,
+				 &simultaneous);
 	g_assert_cmpint(pairs, >=, SCENES); /* a ball-ball impact a scene on average */
 }
 
@@ -444,11 +545,20 @@ static void test_backend_parameters(void)
 	cl_scene_free(s);
 }
 
-static void test_corner_scenes(gconstpointer id)
+static void test_corner_scenes(gconstpointer test)
 {
-	int walls, pairs;
-	check_family(corner_scene, id, &walls, &pairs);
+	int walls, pairs, simultaneous;
+	check_family(corner_scene, test, &walls, &pairs, &simultaneous);
 	g_assert_cmpint(walls, >=, 2 * SCENES);
+}
+
+/* The convex backends' coupled QP: its derivative along the friction and
+ * the masses on its active set. */
+static void test_qp_corner_scenes(gconstpointer test)
+{
+	int walls, pairs, simultaneous;
+	check_family(qp_corner_scene, test, &walls, &pairs, &simultaneous);
+	g_assert_cmpint(simultaneous, >=, SCENES); /* both walls in one step, in most scenes */
 }
 
 /* d loss / d elasticity of Task 1 (one bounce on the ground, loss the
@@ -498,17 +608,38 @@ static void test_brax_squared_elasticity(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	static const char *const backends[] = {"exact",		  "impulse",	   "impulse-toi", "compliant-warp",
-										   "pbd-warp",	  "compliant-brax", "pbd-brax"};
-	for (size_t k = 0; k < G_N_ELEMENTS(backends); k++) {
-		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", backends[k]);
-		g_test_add_data_func(path, backends[k], test_random_scenes);
+	static const Case cases[] = {
+		{"exact", -1, false},
+		{"impulse", -1, false},
+		{"impulse-toi", -1, false},
+		/* TDS's spin is outside the engine's state, so its derivative is not
+		 * carried into a later sticking contact (the backend's description;
+		 * at the families' friction 0.05–0.6 that is off by up to 1e-1, at
+		 * 0.01 a pair scene still sticks); at μ = 0.001 the contacts slide,
+		 * where the spin does not matter */
+		{"impulse-tds", 0.001, false},
+		{"convex", -1, true},
+		{"convex-toi", -1, true},
+		{"compliant-warp", -1, false},
+		{"pbd-warp", -1, false},
+		{"compliant-brax", -1, false},
+		{"pbd-brax", -1, false},
+	};
+	static const Case pbd_warp = {"pbd-warp", -1, false};
+	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", cases[k].id);
+		g_test_add_data_func(path, &cases[k], test_random_scenes);
 		g_free(path);
-		path = g_strdup_printf("/param-gradients/%s/pair-scenes", backends[k]);
-		g_test_add_data_func(path, backends[k], test_pair_scenes);
+		path = g_strdup_printf("/param-gradients/%s/pair-scenes", cases[k].id);
+		g_test_add_data_func(path, &cases[k], test_pair_scenes);
 		g_free(path);
+		if (cases[k].constant_normals) {
+			path = g_strdup_printf("/param-gradients/%s/corner-scenes", cases[k].id);
+			g_test_add_data_func(path, &cases[k], test_qp_corner_scenes);
+			g_free(path);
+		}
 	}
-	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", "pbd-warp", test_corner_scenes);
+	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
 	return g_test_run();

@@ -28,6 +28,8 @@ typedef struct ConvexContact {
 	double share[2];   /* fraction of the relative impulse ball a gets (+) and ball b (−) */
 	double f[2];       /* f̃ = κ·f, the QP solution per unit effective mass */
 	ClDual shift;      /* TOI: min(τ − dt, 0), tangents over a (slots 0–3) and b (4–7) */
+	ClDual shift_params; /* the same along the scene's numbers (S_ slots): parameter columns */
+	int derivative_begin, derivative_count; /* its group's ConvexDerivatives, its own among them */
 	int component;     /* union-find parent, then the root */
 	int coupling_begin, coupling_count;
 } ConvexContact;
@@ -37,6 +39,16 @@ typedef struct ConvexCoupling {
 	int contact;
 	double F[4];
 } ConvexCoupling;
+
+/* ∂f̃/∂θ of one contact for θ the friction or a ball's mass (cl_phys_index):
+ * the QP's solution moves with them, on its active set. */
+typedef struct ConvexDerivative {
+	int contact, param;
+	double df[2];
+} ConvexDerivative;
+
+/* Tangent slots of the TOI shift's parameter pass (the state held). */
+enum { S_RADIUS, S_OTHER_RADIUS, S_POINT_X = 1, S_POINT_Y, S_ANGLE, S_DT, S_SLOTS };
 
 typedef struct ConvexWorkspace {
 	double *state;   /* the start-of-step state, working precision */
@@ -49,6 +61,8 @@ typedef struct ConvexWorkspace {
 	int solver_capacity;
 	int *members;
 	int member_capacity;
+	ConvexDerivative *derivatives;
+	int derivative_capacity, derivative_count;
 	bool out_of_memory; /* a scratch array above could not grow: the step fails */
 } ConvexWorkspace;
 
@@ -57,6 +71,7 @@ typedef struct ConvexRule {
 	bool toi;
 	double dt, clamp, elastic; /* elastic = 1 + e, a float32 tensor op in the peer */
 	double mu;
+	bool params; /* the tape records parameter columns */
 } ConvexRule;
 
 static void convex_destroy(void *workspace);
@@ -83,6 +98,7 @@ static void convex_destroy(void *workspace)
 	free(ws->couplings);
 	free(ws->solver);
 	free(ws->members);
+	free(ws->derivatives);
 	free(ws);
 }
 
@@ -107,8 +123,8 @@ static bool wall_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx * b[2].v + ny * b[3].v;
 	c->w_double[1] = -ny * b[2].v + nx * b[3].v;
 	if (rule->toi)
-		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, radius)),
-								normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt),
+								cl_dual_sub(m, distance, cl_dual_const(m, radius)), normal_speed);
 	return true;
 }
 
@@ -135,9 +151,55 @@ static bool pair_contact(const ClArith *m, const ConvexRule *rule, const double 
 	c->w_double[0] = nx.v * vx + ny.v * vy;
 	c->w_double[1] = -ny.v * vx + nx.v * vy;
 	if (rule->toi)
-		c->shift = cl_toi_shift(m, rule->clamp, rule->dt, cl_dual_sub(m, distance, cl_dual_const(m, reach)),
-								normal_speed);
+		c->shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt),
+								cl_dual_sub(m, distance, cl_dual_const(m, reach)), normal_speed);
 	return true;
+}
+
+/* The TOI shift along the radius, the wall's point and angle (degrees) and
+ * dt: the same expressions as wall_contact's with those as the inputs. The
+ * normal in J stays a constant (as DiffCoSim builds J), the one in the gap
+ * and in s does not. */
+static ClDual wall_shift_params(const ConvexRule *rule, const double *state, double radius, const ClWall *wall)
+{
+	const double rad = 3.14159265358979323846 / 180.0;
+	const ClArith m = {rule->value.f32, S_SLOTS};
+	ClDual dt = cl_dual_input(&m, rule->dt, S_DT);
+	ClDual n[2] = {cl_dual_const(&m, cl_arith_round(&m, wall->normal.x)),
+				   cl_dual_const(&m, cl_arith_round(&m, wall->normal.y))};
+	n[0].d[S_ANGLE] = -wall->normal.y * rad;
+	n[1].d[S_ANGLE] = wall->normal.x * rad;
+	ClDual q[2] = {cl_dual_input(&m, cl_arith_round(&m, wall->point.x), S_POINT_X),
+				   cl_dual_input(&m, cl_arith_round(&m, wall->point.y), S_POINT_Y)};
+	ClDual distance = cl_dual_const(&m, 0.0), s = cl_dual_const(&m, 0.0);
+	for (int k = 0; k < 2; k++) {
+		ClDual v = cl_dual_const(&m, state[2 + k]);
+		ClDual predicted = cl_dual_add(&m, cl_dual_const(&m, state[k]), cl_dual_mul(&m, dt, v));
+		distance = cl_dual_add(&m, distance, cl_dual_mul(&m, n[k], cl_dual_sub(&m, predicted, q[k])));
+		s = cl_dual_add(&m, s, cl_dual_mul(&m, n[k], v));
+	}
+	return cl_toi_shift(&m, rule->clamp, dt, cl_dual_sub(&m, distance, cl_dual_input(&m, radius, S_RADIUS)), s);
+}
+
+/* The same for balls a < b along both (rounded) radii and dt, as pair_contact. */
+static ClDual pair_shift_params(const ConvexRule *rule, const double *state_a, const double *state_b, double radius_a,
+								double radius_b)
+{
+	const ClArith m = {rule->value.f32, S_SLOTS};
+	ClDual dt = cl_dual_input(&m, rule->dt, S_DT);
+	ClDual delta[2], w[2];
+	for (int k = 0; k < 2; k++) {
+		ClDual va = cl_dual_const(&m, state_a[2 + k]), vb = cl_dual_const(&m, state_b[2 + k]);
+		delta[k] = cl_dual_sub(&m, cl_dual_add(&m, cl_dual_const(&m, state_a[k]), cl_dual_mul(&m, dt, va)),
+							   cl_dual_add(&m, cl_dual_const(&m, state_b[k]), cl_dual_mul(&m, dt, vb)));
+		w[k] = cl_dual_sub(&m, va, vb);
+	}
+	ClDual distance = cl_dual_sqrt_unrounded_slope(
+		&m, cl_dual_add(&m, cl_dual_mul(&m, delta[0], delta[0]), cl_dual_mul(&m, delta[1], delta[1])));
+	ClDual nx = cl_dual_div_expanded(&m, delta[0], distance), ny = cl_dual_div_expanded(&m, delta[1], distance);
+	ClDual s = cl_dual_add(&m, cl_dual_mul(&m, nx, w[0]), cl_dual_mul(&m, ny, w[1]));
+	ClDual reach = cl_dual_add(&m, cl_dual_input(&m, radius_a, S_RADIUS), cl_dual_input(&m, radius_b, S_OTHER_RADIUS));
+	return cl_toi_shift(&m, rule->clamp, dt, cl_dual_sub(&m, distance, reach), s);
 }
 
 /* ------------------------------------------------------------------ QP */
@@ -173,21 +235,39 @@ static void cone_projection(double mu, const double p[2], double f[2], double Q[
 	Q[3] = mu * mu / scale;
 }
 
+/* ∂f/∂μ of cone_projection at p, its case held: nonzero only when sliding,
+ * f = a·(1, μσ) with a = (p_0 + μ|p_1|)/(1+μ²). At μ = 0 (the cone a ray,
+ * its constraint |f_1| ≤ μf_0 active) the same: the derivative from above. */
+static void cone_projection_mu(double mu, const double p[2], double df[2])
+{
+	df[0] = df[1] = 0.0;
+	double magnitude = fabs(p[1]);
+	if (magnitude <= mu * p[0] || p[0] + mu * magnitude <= 0.0)
+		return;
+	double sigma = p[1] > 0.0 ? 1.0 : -1.0, scale = 1.0 + mu * mu;
+	double a = (p[0] + mu * magnitude) / scale;
+	double da = magnitude / scale - 2.0 * mu * a / scale;
+	df[0] = da;
+	df[1] = sigma * (a + mu * da);
+}
+
 static double contact_sign(const ConvexContact *c, int ball)
 {
 	return ball == c->a ? 1.0 : ball == c->b ? -1.0 : 0.0;
 }
 
-/* The 2×2 block G_kl = Σ_shared σ_k σ_l / m · J_k J_lᵀ of the Delassus operator. */
-static void delassus_block(const ClScene *scene, const ConvexContact *k, const ConvexContact *l, double G[4])
+/* The 2×2 block G_kl = Σ_shared σ_k σ_l / m · J_k J_lᵀ of the Delassus
+ * operator; with ball ≥ 0 its derivative along that ball's mass instead. */
+static void delassus_term(const ClScene *scene, const ConvexContact *k, const ConvexContact *l, int ball, double G[4])
 {
 	memset(G, 0, 4 * sizeof(double));
 	int balls[2] = {k->a, k->b};
 	for (int q = 0; q < 2; q++) {
 		int i = balls[q];
-		if (i < 0)
+		if (i < 0 || (ball >= 0 && i != ball))
 			continue;
-		double weight = contact_sign(k, i) * contact_sign(l, i) / scene->balls[i].mass;
+		double mass = scene->balls[i].mass;
+		double weight = contact_sign(k, i) * contact_sign(l, i) / (ball >= 0 ? -mass * mass : mass);
 		if (weight == 0.0)
 			continue;
 		const double *rows_k[2] = {k->n, k->t}, *rows_l[2] = {l->n, l->t};
@@ -195,6 +275,28 @@ static void delassus_block(const ClScene *scene, const ConvexContact *k, const C
 			for (int c = 0; c < 2; c++)
 				G[2 * r + c] += weight * (rows_k[r][0] * rows_l[c][0] + rows_k[r][1] * rows_l[c][1]);
 	}
+}
+
+static void delassus_block(const ClScene *scene, const ConvexContact *k, const ConvexContact *l, double G[4])
+{
+	delassus_term(scene, k, l, -1, G);
+}
+
+/* aᵀ·G·b for a 2×2 G */
+static double bilinear(const double a[2], const double G[4], const double b[2])
+{
+	return a[0] * (G[0] * b[0] + G[1] * b[1]) + a[1] * (G[2] * b[0] + G[3] * b[1]);
+}
+
+/* NULL when out of memory */
+static ConvexDerivative *next_derivative(ConvexWorkspace *ws)
+{
+	if (!cl_grow(&ws->derivatives, &ws->derivative_capacity, (size_t)ws->derivative_count + 1,
+				 sizeof *ws->derivatives)) {
+		ws->out_of_memory = true;
+		return NULL;
+	}
+	return &ws->derivatives[ws->derivative_count++];
 }
 
 /* Whether contacts k and l interact in the QP: a shared ball and a nonzero
@@ -248,6 +350,66 @@ static void cholesky_solve(const double *L, int p, double *x)
 			x[i] -= L[k * p + i] * x[k];
 		x[i] /= L[i * p + i];
 	}
+}
+
+/* The derivative of the coupled QP's solution along θ = the friction
+ * (ball < 0) or ball's mass, its active set P held: λ_P = −H_PP⁻¹·c_P moves
+ * by ∂λ_P = −H_PP⁻¹(∂H_PP·λ_P + ∂c_P) (H = EᵀGE through E(μ) and G(m), c =
+ * Eᵀw through E), and f̃_k = κ_k·E·λ_k by ∂κ_k·Eλ_k + κ_k·(∂E·λ_k + E·∂λ_k).
+ * L is H_PP's factor; appends one ConvexDerivative per member. */
+static bool coupled_derivative(ConvexWorkspace *ws, const ClScene *scene, const ConvexRule *rule, const int *members,
+							   int count, int per, int p, const int *index, const double *L, const double *lambda,
+							   double *rhs, int ball)
+{
+	double edge[2][2] = {{1.0, rule->mu}, {1.0, -rule->mu}};
+	double along[2][2] = {{0.0, ball < 0 ? 1.0 : 0.0}, {0.0, ball < 0 ? -1.0 : 0.0}}; /* ∂E/∂θ */
+	for (int r = 0; r < p; r++) {
+		int i = index[r];
+		const ConvexContact *ki = &ws->contacts[members[i / per]];
+		const double *ei = edge[i % per], *di = along[i % per];
+		double sum = di[0] * ki->w_double[0] + di[1] * ki->w_double[1]; /* ∂c_i */
+		for (int q = 0; q < p; q++) {
+			int j = index[q];
+			const ConvexContact *kj = &ws->contacts[members[j / per]];
+			const double *ej = edge[j % per], *dj = along[j % per];
+			double G[4], dH;
+			if (ball < 0) {
+				delassus_block(scene, ki, kj, G);
+				dH = bilinear(di, G, ej) + bilinear(ei, G, dj);
+			} else {
+				delassus_term(scene, ki, kj, ball, G);
+				dH = bilinear(ei, G, ej);
+			}
+			sum += dH * lambda[j];
+		}
+		rhs[r] = -sum;
+	}
+	if (p > 0)
+		cholesky_solve(L, p, rhs);
+	for (int k = 0; k < count; k++) {
+		const ConvexContact *ck = &ws->contacts[members[k]];
+		ConvexDerivative *d = next_derivative(ws);
+		if (!d)
+			return false;
+		d->contact = members[k];
+		d->param = ball < 0 ? CL_PHYS_FRICTION : cl_phys_mass(ball);
+		double dkappa = ball >= 0 && (ck->a == ball || ck->b == ball)
+							? -1.0 / (scene->balls[ball].mass * scene->balls[ball].mass)
+							: 0.0;
+		for (int c = 0; c < 2; c++) {
+			double f = 0.0, df = 0.0;
+			for (int g = 0; g < per; g++) {
+				double e = per == 2 || c == 0 ? edge[g][c] : 0.0, de = per == 2 ? along[g][c] : 0.0;
+				double dlambda = 0.0;
+				for (int r = 0; r < p; r++)
+					dlambda += index[r] == per * k + g ? rhs[r] : 0.0;
+				f += lambda[per * k + g] * e;
+				df += dlambda * e + lambda[per * k + g] * de;
+			}
+			d->df[c] = dkappa * f + ck->kappa * df;
+		}
+	}
+	return true;
 }
 
 /* The QP of several interacting contacts, exactly: with f_k = E·λ_k over the
@@ -391,6 +553,28 @@ static bool solve_coupled(ConvexWorkspace *ws, const ClScene *scene, const Conve
 			}
 		}
 	}
+	if (!rule->params)
+		return true;
+	/* θ: the friction (with friction generators), then each ball's mass once */
+	int begin = ws->derivative_count;
+	if (per == 2 && !coupled_derivative(ws, scene, rule, members, count, per, p, index, L, lambda, rhs, -1))
+		return false;
+	for (int k = 0; k < count; k++) {
+		const ConvexContact *ck = &ws->contacts[members[k]];
+		int balls[2] = {ck->a, ck->b};
+		for (int side = 0; side < 2; side++) {
+			bool seen = balls[side] < 0;
+			for (int e = 0; e < k && !seen; e++)
+				seen = ws->contacts[members[e]].a == balls[side] || ws->contacts[members[e]].b == balls[side];
+			if (!seen &&
+				!coupled_derivative(ws, scene, rule, members, count, per, p, index, L, lambda, rhs, balls[side]))
+				return false;
+		}
+	}
+	for (int k = 0; k < count; k++) {
+		ws->contacts[members[k]].derivative_begin = begin;
+		ws->contacts[members[k]].derivative_count = ws->derivative_count - begin;
+	}
 	return true;
 }
 
@@ -411,6 +595,18 @@ static bool solve_single(ConvexWorkspace *ws, const ConvexRule *rule, int k, int
 		coupling->F[i] = -Q[i];
 	c->coupling_begin = (*coupling_count)++;
 	c->coupling_count = 1;
+	c->derivative_begin = ws->derivative_count;
+	c->derivative_count = 0;
+	if (rule->params) {
+		/* f̃ = Π_K(−w) does not depend on the masses: only the friction */
+		ConvexDerivative *d = next_derivative(ws);
+		if (!d)
+			return false;
+		d->contact = k;
+		d->param = CL_PHYS_FRICTION;
+		cone_projection_mu(rule->mu, p, d->df);
+		c->derivative_count = 1;
+	}
 	return true;
 }
 
@@ -466,6 +662,76 @@ static void record_contact(ClTape *tape, const ConvexWorkspace *ws, const Convex
 	}
 }
 
+/* Ball row's parameter column: Δx and Δv of the ball (x' and v' take them as they are). */
+static void add_column(ClTape *tape, int row, int param, const double dx[2], const double dv[2])
+{
+	double *c = cl_tape_c(tape, row, param);
+	c[0] = dx[0];
+	c[1] = dx[1];
+	c[2] = dv[0];
+	c[3] = dv[1];
+}
+
+/* Contact k's parameter columns: ball i gets ±share·(Δv_rel, shift·Δv_rel)
+ * with Δv_rel = (1+e)·Jᵀf̃, so along e ±share·Jᵀf̃ (impulse), along the
+ * friction and the masses (1+e)·Jᵀ∂f̃ (ConvexDerivative), along the masses
+ * also ∂share, and along the geometry and dt (TOI) ±share·Δv_rel·∂shift. */
+static void record_contact_params(ClTape *tape, const ClScene *scene, const ConvexWorkspace *ws,
+								  const ConvexRule *rule, const ConvexContact *k, const double impulse[2],
+								  const double dv_rel[2])
+{
+	int balls[2] = {k->a, k->b};
+	double total = k->b >= 0 ? scene->balls[k->a].mass + scene->balls[k->b].mass : 1.0;
+	double shift = rule->toi ? k->shift.v : 0.0;
+	for (int q = 0; q < 2; q++) {
+		int i = balls[q];
+		if (i < 0)
+			continue;
+		double alpha = (q == 0 ? 1.0 : -1.0) * k->share[q], dx[2], dv[2];
+		for (int r = 0; r < 2; r++) {
+			dv[r] = alpha * impulse[r];
+			dx[r] = shift * dv[r];
+		}
+		add_column(tape, i, CL_PHYS_ELASTICITY, dx, dv);
+		for (int e = 0; e < k->derivative_count; e++) {
+			const ConvexDerivative *d = &ws->derivatives[k->derivative_begin + e];
+			if (d->contact != k - ws->contacts)
+				continue;
+			for (int r = 0; r < 2; r++) {
+				dv[r] = alpha * rule->elastic * (k->n[r] * d->df[0] + k->t[r] * d->df[1]);
+				dx[r] = shift * dv[r];
+			}
+			add_column(tape, i, d->param, dx, dv);
+		}
+		if (k->b >= 0) /* share_a = m_b/(m_a + m_b), share_b = m_a/(m_a + m_b) */
+			for (int side = 0; side < 2; side++) {
+				double dshare = (side == q ? -1.0 : 1.0) * scene->balls[balls[1 - side]].mass / (total * total);
+				for (int r = 0; r < 2; r++) {
+					dv[r] = (q == 0 ? 1.0 : -1.0) * dshare * dv_rel[r];
+					dx[r] = shift * dv[r];
+				}
+				add_column(tape, i, cl_phys_mass(balls[side]), dx, dv);
+			}
+		if (!rule->toi)
+			continue;
+		int phys[S_SLOTS] = {cl_phys_radius(k->a), -1, -1, -1, CL_PHYS_DURATION};
+		for (int w = 0; w < 3 && k->b < 0; w++)
+			phys[S_POINT_X + w] = cl_phys_wall(scene, k->wall, w);
+		if (k->b >= 0)
+			phys[S_OTHER_RADIUS] = cl_phys_radius(k->b);
+		for (int slot = 0; slot < S_SLOTS; slot++) {
+			if (phys[slot] < 0)
+				continue;
+			double scale = slot == S_DT ? 1.0 / scene->steps : 1.0; /* dt = T/N */
+			for (int r = 0; r < 2; r++) {
+				dv[r] = 0.0;
+				dx[r] = scale * alpha * dv_rel[r] * k->shift_params.d[slot];
+			}
+			add_column(tape, i, phys[slot], dx, dv);
+		}
+	}
+}
+
 /* NULL when out of memory */
 static ConvexContact *next_contact(ConvexWorkspace *ws, int count)
 {
@@ -500,6 +766,8 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 				continue;
 			if (tangent)
 				wall_contact(tangent, rule, state, radius, &scene->walls[w], c);
+			if (rule->toi && rule->params)
+				c->shift_params = wall_shift_params(rule, state, radius, &scene->walls[w]);
 			c->a = a;
 			c->b = -1;
 			c->wall = w;
@@ -524,6 +792,9 @@ static int detect_contacts(ClStepContext *ctx, ConvexWorkspace *ws, const Convex
 				continue;
 			if (tangent)
 				pair_contact(tangent, rule, state_a, state_b, reach, c);
+			if (rule->toi && rule->params)
+				c->shift_params = pair_shift_params(rule, state_a, state_b, cl_round(f32, ball_a->radius),
+													cl_round(f32, ball_b->radius));
 			double total = ball_a->mass + ball_b->mass;
 			c->a = a;
 			c->b = b;
@@ -592,6 +863,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 		.clamp = toi ? cl_round(f32, -cl_param_value(ctx, PARAM_TOI_CLAMP)) : 0.0,
 		.elastic = cl_round(f32, 1.0 + cl_round(f32, scene->elasticity)),
 		.mu = cl_round(f32, scene->friction),
+		.params = ctx->tape && ctx->tape->record_params,
 	};
 	const ClArith *m = &rule.value;
 	int nb = scene->ball_count;
@@ -599,6 +871,7 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 		s_next[i] = ws->state[i] = cl_round(f32, s[i]);
 	memset(ws->impulse, 0, sizeof(double) * 4 * (size_t)nb);
 	ws->out_of_memory = false;
+	ws->derivative_count = 0;
 	int count = detect_contacts(ctx, ws, &rule);
 	if (!solve_contacts(ctx, ws, &rule, count))
 		return;
@@ -609,10 +882,10 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 	/* Δv_rel = (1+e)·Jᵀf̃, Δx_rel = shift·Δv_rel; ball a gets +share, ball b −share */
 	for (int k = 0; k < count; k++) {
 		const ConvexContact *c = &ws->contacts[k];
-		double dv_rel[2], dx_rel[2];
+		double dv_rel[2], dx_rel[2], impulse[2];
 		for (int r = 0; r < 2; r++) {
-			double impulse = cl_arith_round(m, cl_arith_round(m, c->n[r] * c->f[0]) + cl_arith_round(m, c->t[r] * c->f[1]));
-			dv_rel[r] = cl_arith_round(m, rule.elastic * impulse);
+			impulse[r] = cl_arith_round(m, cl_arith_round(m, c->n[r] * c->f[0]) + cl_arith_round(m, c->t[r] * c->f[1]));
+			dv_rel[r] = cl_arith_round(m, rule.elastic * impulse[r]);
 			dx_rel[r] = toi ? cl_arith_round(m, c->shift.v * dv_rel[r]) : 0.0;
 		}
 		int balls[2] = {c->a, c->b};
@@ -628,6 +901,8 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 		}
 		if (tape)
 			record_contact(tape, ws, &rule, c, dv_rel);
+		if (rule.params)
+			record_contact_params(tape, scene, ws, &rule, c, impulse, dv_rel);
 	}
 
 	/* advance: v' = ((v + Δv) + (u/m)·dt) + g·dt; x' = (x + v·dt) [+ Δx] */
@@ -648,6 +923,15 @@ static void convex_step(ClStepContext *ctx, const double *s, const double *u, do
 			double *a = cl_tape_a_identity(tape, i), *bu = cl_tape_b(tape, i, i);
 			a[CL_A(0, 2)] = a[CL_A(1, 3)] = rule.dt;
 			bu[4] = bu[7] = rule.dt / mass;
+			if (rule.params) {
+				/* ∂/∂dt: x' gains the old v, v' gains u/m + g */
+				double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
+				for (int k = 0; k < 2; k++) {
+					c[k] = x[2 + k] / scene->steps;
+					c[2 + k] = (u[2 * i + k] / scene->balls[i].mass + (k == 0 ? scene->gravity.x : scene->gravity.y)) /
+							   scene->steps;
+				}
+			}
 		}
 	}
 }
@@ -694,7 +978,19 @@ static const ClParamDesc convex_params[] = {
 	"touches a wall bounces off it; simultaneous contacts (a corner, three balls at once) are one QP, so no "      \
 	"order enters (three balls in a row end as in Newton's cradle); in resting contact (Zeno) gravity is added " \
 	"after the impulse and x moves with the old velocity, so a resting ball sinks into the surface at about "    \
-	"|g|dt/(1+e) and never rests; a ball starting in contact (at t = 0) is an ordinary first-step contact. "
+	"|g|dt/(1+e) and never rests; a ball starting in contact (at t = 0) is an ordinary first-step contact. "      \
+	"With respect to the scene's numbers the gradient is the same autodiff: elasticity and friction are leaf "   \
+	"tensors (the friction through the QP's implicit derivative on its active set; at friction 0 the one from "   \
+	"above for a contact solved alone, 0 for contacts solved together, whose QP then has no friction "          \
+	"generators), the masses through G and the ball-ball split, gravity and the duration through the "         \
+	"update (and dt in tau); radii and wall poses only through tau (zero without TOI): J, built from the wall's " \
+	"normal like the ball-ball J from the detached one, is a constant, so d/d(wall angle) is not the "         \
+	"derivative of the forward map either. "
+
+/* e and μ are leaf tensors of the peer; the geometry enters through τ only */
+#define CONVEX_PARAM_ADJOINTS                                                                                       \
+	(1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |    \
+	 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE)
 
 const ClBackend cl_backend_convex_toi = {
 	.info = {
@@ -718,6 +1014,8 @@ const ClBackend cl_backend_convex_toi = {
 	.destroy = convex_destroy,
 	.step = convex_toi_step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = CONVEX_PARAM_ADJOINTS,
+	.accel_form = true,
 };
 
 const ClBackend cl_backend_convex = {
@@ -740,4 +1038,6 @@ const ClBackend cl_backend_convex = {
 	.destroy = convex_destroy,
 	.step = convex_plain_step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = CONVEX_PARAM_ADJOINTS,
+	.accel_form = true,
 };

@@ -57,7 +57,7 @@ static void position_shift(const ClArith *m, const ImpulseRule *rule, ClDual gap
 		out[0] = out[1] = cl_dual_const(m, 0.0);
 		return;
 	}
-	ClDual shift = cl_toi_shift(m, rule->clamp, rule->dt, gap, normal_speed);
+	ClDual shift = cl_toi_shift(m, rule->clamp, cl_dual_const(m, rule->dt), gap, normal_speed);
 	out[0] = cl_dual_mul(m, shift, out[2]);
 	out[1] = cl_dual_mul(m, shift, out[3]);
 }
@@ -122,7 +122,7 @@ static void record_contact(ClTape *tape, int row, int col, const ClDual out[4], 
 
 enum { P_RADIUS, P_OTHER_RADIUS, P_POINT_X = 1, P_POINT_Y, P_ANGLE, P_MASS = 2, P_OTHER_MASS, P_DT = 4, P_SLOTS };
 
-/* min(τ − dt, 0)·Δv with τ = gap / min(clamp, s), dt a dual (cl_toi_shift's rule). */
+/* min(τ − dt, 0)·Δv with τ = gap / min(clamp, s), dt a dual. */
 static void position_shift_params(const ClArith *m, const ImpulseRule *rule, ClDual dt, ClDual gap, ClDual s,
 								  ClDual out[4])
 {
@@ -130,9 +130,7 @@ static void position_shift_params(const ClArith *m, const ImpulseRule *rule, ClD
 		out[0] = out[1] = cl_dual_const(m, 0.0);
 		return;
 	}
-	ClDual denominator = cl_dual_min_first(cl_dual_const(m, rule->clamp), s);
-	ClDual tau = cl_dual_div_expanded(m, gap, denominator);
-	ClDual shift = cl_dual_min_first(cl_dual_sub(m, tau, dt), cl_dual_const(m, 0.0));
+	ClDual shift = cl_toi_shift(m, rule->clamp, dt, gap, s);
 	out[0] = cl_dual_mul(m, shift, out[2]);
 	out[1] = cl_dual_mul(m, shift, out[3]);
 }

@@ -74,10 +74,11 @@ static inline bool cl_predicted_pair_contact(const ClArith *m, double dt, const 
 
 /* The TOI factor min(τ − dt, 0) with τ = gap / min(clamp, s), clamp the
  * rounded −10⁻³: both Python min(), so ties and their derivative go to the
- * first argument, and a shift cut to 0 is a constant. */
-static inline ClDual cl_toi_shift(const ClArith *m, double clamp, double dt, ClDual gap, ClDual normal_speed)
+ * first argument, and a shift cut to 0 is a constant. dt is a dual for the
+ * parameter columns (a constant otherwise). */
+static inline ClDual cl_toi_shift(const ClArith *m, double clamp, ClDual dt, ClDual gap, ClDual normal_speed)
 {
 	ClDual denominator = cl_dual_min_first(cl_dual_const(m, clamp), normal_speed);
 	ClDual tau = cl_dual_div_expanded(m, gap, denominator);
-	return cl_dual_min_first(cl_dual_sub(m, tau, cl_dual_const(m, dt)), cl_dual_const(m, 0.0));
+	return cl_dual_min_first(cl_dual_sub(m, tau, dt), cl_dual_const(m, 0.0));
 }

@@ -6,8 +6,11 @@
  * throughout in the spec's operation order. The recorded Jacobian is the
  * forward-mode derivative TDS's dual numbers give (§7): every comparison on
  * values, the derivative through v_n, the gap d (Baumgarte), the ball–ball
- * normal and friction. Spin is simulated but the engine's state has no slot
- * for it: its value is kept here, its derivative is not carried.
+ * normal and friction, and along the scene's numbers (the parameter
+ * columns: the World's restitution, friction, gravity and dt and the
+ * shapes' radii, masses and planes are dual scalars too). Spin is simulated
+ * but the engine's state has no slot for it: its value is kept here, its
+ * derivative is not carried.
  */
 #include "../dual.h"
 
@@ -18,6 +21,11 @@ enum { PARAM_ERP, PARAM_ITERATIONS };
 
 /* Tangent slots of one contact: ball a's [px py vx vy], then ball b's. */
 enum { TDS_SLOTS = 8 };
+
+/* Tangent slots of a contact's parameter pass (the state held): the
+ * scene's numbers it uses, the wall's pose where a ball b has radius and mass. */
+enum { P_ELASTICITY, P_FRICTION, P_DT, P_RADIUS_A, P_MASS_A, P_RADIUS_B, P_MASS_B, P_POINT_X = P_RADIUS_B, P_POINT_Y,
+	   P_ANGLE, P_SLOTS };
 
 #define TDS_MIN_CENTRE_DISTANCE 1e-5 /* sphere–sphere: no contact below it */
 #define TDS_FRICTION_THRESHOLD 1e-4  /* |v_t| above which friction is applied */
@@ -70,17 +78,22 @@ typedef struct TdsFrame {
 	ClDual distance;
 } TdsFrame;
 
-/* The contact's inputs: a's position in slots 0–1, b's in 4–5. */
+/* The contact's inputs: a's position in slots 0–1, b's in 4–5, or the
+ * scene's numbers in the P_ slots. */
 typedef struct TdsBodies {
 	ClDual2 p_a, v_a, p_b, v_b;
 	double w_a, w_b;     /* spin values (no derivative) */
-	double im_a, im_b;   /* inverse masses, 0 for a plane */
+	ClDual im_a, im_b;   /* inverse masses, 0 for a plane */
 	double ii_a, ii_b;   /* inverse inertia, 1 for a ball, 0 for a plane */
+	ClDual r_a, r_b;     /* radii */
+	ClDual2 wall_normal; /* the plane's n and c of {x : n·x = c} */
+	ClDual wall_constant;
+	ClDual elasticity, friction, dt;
 	bool plane;
 } TdsBodies;
 
 /* §3.1: false when the centres are closer than 1e-5. */
-static bool sphere_sphere(const ClArith *A, ClDual2 p_a, double r_a, ClDual2 p_b, double r_b, TdsFrame *f)
+static bool sphere_sphere(const ClArith *A, ClDual2 p_a, ClDual r_a, ClDual2 p_b, ClDual r_b, TdsFrame *f)
 {
 	ClDual2 delta = cl_dual2_sub(A, p_a, p_b);
 	ClDual length = cl_dual_sqrt(A, cl_dual2_dot(A, delta, delta));
@@ -88,42 +101,32 @@ static bool sphere_sphere(const ClArith *A, ClDual2 p_a, double r_a, ClDual2 p_b
 		return false;
 	ClDual inverse = cl_dual_div_expanded(A, cl_dual_const(A, 1.0), length);
 	f->normal = cl_dual2_mul(A, delta, inverse);
-	f->distance = cl_dual_sub(A, length, cl_dual_const(A, r_a + r_b));
-	f->point_a = cl_dual2_sub(A, p_a, cl_dual2_mul(A, f->normal, cl_dual_const(A, r_a)));
+	f->distance = cl_dual_sub(A, length, cl_dual_add(A, r_a, r_b));
+	f->point_a = cl_dual2_sub(A, p_a, cl_dual2_mul(A, f->normal, r_a));
 	f->point_b = cl_dual2_sub(A, f->point_a, cl_dual2_mul(A, f->normal, f->distance));
 	return true;
 }
 
 /* §3.2, ball created before the plane: a = ball, b = plane, n_b = +n. */
-static void sphere_plane(const ClArith *A, ClDual2 p, double r, ClVec2 n, double c, TdsFrame *f)
+static void sphere_plane(const ClArith *A, ClDual2 p, ClDual r, ClDual2 normal, ClDual c, TdsFrame *f)
 {
 	/* t = −(p·(−n) + c): the centre's signed height above the plane */
-	ClDual t = cl_dual_neg(A, cl_dual_add(A, cl_dual_add(A, cl_dual_scale(A, -n.x, p.x), cl_dual_scale(A, -n.y, p.y)),
-										  cl_dual_const(A, c)));
-	ClDual2 normal = cl_dual2_const(A, n.x, n.y);
+	ClDual2 away = cl_dual2_neg(A, normal);
+	ClDual t = cl_dual_neg(A, cl_dual_add(A, cl_dual2_dot(A, away, p), c));
 	f->normal = normal;
-	f->distance = cl_dual_sub(A, t, cl_dual_const(A, r));
-	f->point_a = cl_dual2_sub(A, p, cl_dual2_scale(A, r, normal));
+	f->distance = cl_dual_sub(A, t, r);
+	f->point_a = cl_dual2_sub(A, p, cl_dual2_mul(A, normal, r));
 	f->point_b = cl_dual2_sub(A, p, cl_dual2_mul(A, normal, t));
 }
 
-/* The plane constant c of {x : n·x = c} through the wall's point. */
-static double plane_constant(const ClWall *wall)
-{
-	return wall->normal.x * wall->point.x + wall->normal.y * wall->point.y;
-}
-
 /* The contact's frame from the bodies' positions; false when none exists. */
-static bool contact_frame(const ClArith *A, const ClScene *scene, const TdsContact *c, const TdsBodies *bodies,
-						  TdsFrame *f)
+static bool contact_frame(const ClArith *A, const TdsBodies *bodies, TdsFrame *f)
 {
-	double r_a = scene->balls[c->a].radius;
-	if (c->b < 0) {
-		const ClWall *wall = &scene->walls[-1 - c->b];
-		sphere_plane(A, bodies->p_a, r_a, wall->normal, plane_constant(wall), f);
+	if (bodies->plane) {
+		sphere_plane(A, bodies->p_a, bodies->r_a, bodies->wall_normal, bodies->wall_constant, f);
 		return true;
 	}
-	return sphere_sphere(A, bodies->p_a, r_a, bodies->p_b, scene->balls[c->b].radius, f);
+	return sphere_sphere(A, bodies->p_a, bodies->r_a, bodies->p_b, bodies->r_b, f);
 }
 
 /* ------------------------------------------------------------- the solver */
@@ -149,17 +152,16 @@ static ClDual angular_term(const ClArith *A, double inverse_inertia, ClDual2 rho
 }
 
 /* Applies impulse P at lever ρ: v += (1/m)·P, w += I⁻¹ (ρ × P)_z. */
-static void apply_impulse(const ClArith *A, double inverse_mass, double inverse_inertia, ClDual2 rho, ClDual2 P,
+static void apply_impulse(const ClArith *A, ClDual inverse_mass, double inverse_inertia, ClDual2 rho, ClDual2 P,
 						  ClDual2 *v, double *w)
 {
-	*v = cl_dual2_add(A, *v, cl_dual2_scale(A, inverse_mass, P));
+	*v = cl_dual2_add(A, *v, cl_dual2_mul(A, P, inverse_mass));
 	*w += inverse_inertia * cross_z(A, rho, P).v;
 }
 
 /* resolve_collision's branching path (§4) on one contact: changes the
  * velocities (and spin values) in bodies; false when it applied nothing. */
-static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double elasticity, double friction,
-					double erp, double dt)
+static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double erp)
 {
 	if (!(f->distance.v < 0.0))
 		return false;
@@ -173,9 +175,10 @@ static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double el
 	if (!(v_n.v < 0.0))
 		return false;
 	ClDual ang = cl_dual_add(A, angular_term(A, b->ii_a, rho_a, n), angular_term(A, b->ii_b, rho_b, n));
-	ClDual K = cl_dual_add(A, cl_dual_const(A, b->im_a + b->im_b), ang);
-	ClDual beta = cl_dual_div_expanded(A, cl_dual_scale(A, erp, f->distance), cl_dual_const(A, dt));
-	ClDual j = cl_dual_div_expanded(A, cl_dual_sub(A, cl_dual_scale(A, -(1.0 + elasticity), v_n), beta), K);
+	ClDual K = cl_dual_add(A, cl_dual_add(A, b->im_a, b->im_b), ang);
+	ClDual beta = cl_dual_div_expanded(A, cl_dual_scale(A, erp, f->distance), b->dt);
+	ClDual restitution = cl_dual_neg(A, cl_dual_add(A, cl_dual_const(A, 1.0), b->elasticity));
+	ClDual j = cl_dual_div_expanded(A, cl_dual_sub(A, cl_dual_mul(A, restitution, v_n), beta), K);
 	if (!(j.v > 0.0))
 		return false;
 	ClDual2 P = cl_dual2_mul(A, n, j);
@@ -187,7 +190,7 @@ static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double el
 	ClDual2 lateral = cl_dual2_sub(A, v_rel, cl_dual2_mul(A, n, v_n));
 	ClDual lateral_speed = cl_dual_sqrt(A, cl_dual2_dot(A, lateral, lateral));
 	ClDual trial = cl_dual_div_expanded(A, lateral_speed, K);
-	ClDual cap = cl_dual_scale(A, friction, j);
+	ClDual cap = cl_dual_mul(A, b->friction, j);
 	ClDual magnitude = trial.v < cap.v ? trial : cap;
 	if (lateral_speed.v > TDS_FRICTION_THRESHOLD) {
 		ClDual inverse = cl_dual_div_expanded(A, cl_dual_const(A, 1.0), lateral_speed);
@@ -208,28 +211,67 @@ static double tds_spin(const void *workspace, int ball)
 
 /* ------------------------------------------------------------------ step */
 
-/* The contact's bodies from the start-of-step positions and the current
- * velocities; inputs in the tangent slots when A has them. */
-static TdsBodies contact_bodies(const ClArith *A, const TdsWorkspace *ws, const double *s, const TdsContact *c)
+/* Input number v in slot, or a constant for slot < 0. */
+static ClDual input(const ClArith *A, double v, int slot)
 {
+	return slot < 0 ? cl_dual_const(A, v) : cl_dual_input(A, v, slot);
+}
+
+/* A 2-vector input in slots slot and slot + 1, or a constant for slot < 0. */
+static ClDual2 input2(const ClArith *A, double x, double y, int slot)
+{
+	return slot < 0 ? cl_dual2_const(A, x, y) : cl_dual2_input(A, x, y, slot);
+}
+
+/* 1/m as a dual input along m (d/dm = −1/m²), or a constant for slot < 0. */
+static ClDual inverse_mass_input(const ClArith *A, const TdsWorkspace *ws, const ClScene *scene, int ball, int slot)
+{
+	ClDual r = cl_dual_const(A, ws->inverse_mass[ball]);
+	if (slot >= 0 && slot < A->slots)
+		r.d[slot] = -1.0 / (scene->balls[ball].mass * scene->balls[ball].mass);
+	return r;
+}
+
+/* The contact's bodies from the start-of-step positions and the current
+ * velocities: with params false the state in the tangent slots when A has
+ * them (the recorded Jacobian), with params true the scene's numbers in
+ * the P_ slots and the state held (the parameter columns). */
+static TdsBodies contact_bodies(const ClArith *A, const ClScene *scene, double dt, const TdsWorkspace *ws,
+								const double *s, const TdsContact *c, bool params)
+{
+	const double rad = 3.14159265358979323846 / 180.0;
 	TdsBodies b = {0};
 	const double *x = s + CL_BALL_STATE * c->a;
-	b.p_a = cl_dual2_input(A, x[0], x[1], 0);
-	b.v_a = cl_dual2_input(A, ws->velocity[2 * c->a], ws->velocity[2 * c->a + 1], 2);
+	b.p_a = input2(A, x[0], x[1], params ? -1 : 0);
+	b.v_a = input2(A, ws->velocity[2 * c->a], ws->velocity[2 * c->a + 1], params ? -1 : 2);
 	b.w_a = ws->spin[c->a];
-	b.im_a = ws->inverse_mass[c->a];
+	b.im_a = inverse_mass_input(A, ws, scene, c->a, params ? P_MASS_A : -1);
 	b.ii_a = 1.0;
+	b.r_a = input(A, scene->balls[c->a].radius, params ? P_RADIUS_A : -1);
+	b.elasticity = input(A, scene->elasticity, params ? P_ELASTICITY : -1);
+	b.friction = input(A, scene->friction, params ? P_FRICTION : -1);
+	b.dt = input(A, dt, params ? P_DT : -1);
 	b.plane = c->b < 0;
 	if (b.plane) {
+		const ClWall *wall = &scene->walls[-1 - c->b];
 		b.p_b = b.v_b = cl_dual2_const(A, 0.0, 0.0);
+		b.im_b = b.r_b = cl_dual_const(A, 0.0);
+		b.wall_normal = cl_dual2_const(A, wall->normal.x, wall->normal.y);
+		if (params && P_ANGLE < A->slots) {
+			b.wall_normal.x.d[P_ANGLE] = -wall->normal.y * rad;
+			b.wall_normal.y.d[P_ANGLE] = wall->normal.x * rad;
+		}
+		ClDual2 q = input2(A, wall->point.x, wall->point.y, params ? P_POINT_X : -1);
+		b.wall_constant = cl_dual2_dot(A, b.wall_normal, q);
 		return b;
 	}
 	const double *y = s + CL_BALL_STATE * c->b;
-	b.p_b = cl_dual2_input(A, y[0], y[1], 4);
-	b.v_b = cl_dual2_input(A, ws->velocity[2 * c->b], ws->velocity[2 * c->b + 1], 6);
+	b.p_b = input2(A, y[0], y[1], params ? -1 : 4);
+	b.v_b = input2(A, ws->velocity[2 * c->b], ws->velocity[2 * c->b + 1], params ? -1 : 6);
 	b.w_b = ws->spin[c->b];
-	b.im_b = ws->inverse_mass[c->b];
+	b.im_b = inverse_mass_input(A, ws, scene, c->b, params ? P_MASS_B : -1);
 	b.ii_b = 1.0;
+	b.r_b = input(A, scene->balls[c->b].radius, params ? P_RADIUS_B : -1);
 	return b;
 }
 
@@ -250,6 +292,39 @@ static void record_contact(ClTape *tape, const TdsContact *c, const TdsBodies *b
 				m[CL_A(2, k)] = velocity[row]->x.d[4 * col + k];
 				m[CL_A(3, k)] = velocity[row]->y.d[4 * col + k];
 			}
+		}
+}
+
+/* The parameter columns of the contact's factor: its resolve again with
+ * the scene's numbers as the inputs and the state held (the same values,
+ * so the same branches), velocities' rows only. */
+static void record_contact_params(ClTape *tape, const ClScene *scene, double dt, const TdsWorkspace *ws,
+								  const double *s, const TdsContact *c, double erp)
+{
+	const ClArith A = {false, P_SLOTS};
+	TdsBodies bodies = contact_bodies(&A, scene, dt, ws, s, c, true), *b = &bodies;
+	TdsFrame f;
+	contact_frame(&A, b, &f);
+	resolve(&A, &f, b, erp);
+	int balls[2] = {c->a, c->b};
+	const ClDual2 *velocity[2] = {&b->v_a, &b->v_b};
+	int phys[P_SLOTS] = {CL_PHYS_ELASTICITY, CL_PHYS_FRICTION, CL_PHYS_DURATION, cl_phys_radius(c->a),
+						 cl_phys_mass(c->a)};
+	for (int k = 0; k < 3; k++)
+		phys[P_POINT_X + k] = b->plane ? cl_phys_wall(scene, -1 - c->b, k) : -1;
+	if (!b->plane) {
+		phys[P_RADIUS_B] = cl_phys_radius(c->b);
+		phys[P_MASS_B] = cl_phys_mass(c->b);
+	}
+	for (int row = 0; row < (b->plane ? 1 : 2); row++)
+		for (int slot = 0; slot < P_SLOTS; slot++) {
+			if (phys[slot] < 0)
+				continue;
+			/* dt = T/N */
+			double scale = slot == P_DT ? 1.0 / scene->steps : 1.0;
+			double *m = cl_tape_c(tape, balls[row], phys[slot]);
+			m[2] = scale * velocity[row]->x.d[slot];
+			m[3] = scale * velocity[row]->y.d[slot];
 		}
 }
 
@@ -280,20 +355,27 @@ static bool generate_contacts(ClStepContext *ctx, TdsWorkspace *ws, const double
 			if (fabs(x[0] - y[0]) > reach || fabs(x[1] - y[1]) > reach)
 				continue;
 			TdsContact c = {.a = i, .b = j};
-			TdsBodies b = contact_bodies(&value, ws, s, &c);
+			TdsBodies b = contact_bodies(&value, scene, ctx->dt, ws, s, &c, false);
 			TdsFrame f;
-			if (contact_frame(&value, scene, &c, &b, &f) && f.distance.v < 0.0 && !add_contact(ctx, ws, count, i, j))
+			if (contact_frame(&value, &b, &f) && f.distance.v < 0.0 && !add_contact(ctx, ws, count, i, j))
 				return false;
 		}
 		for (int w = 0; w < scene->wall_count; w++) {
 			TdsContact c = {.a = i, .b = -1 - w};
-			TdsBodies b = contact_bodies(&value, ws, s, &c);
+			TdsBodies b = contact_bodies(&value, scene, ctx->dt, ws, s, &c, false);
 			TdsFrame f;
-			if (contact_frame(&value, scene, &c, &b, &f) && f.distance.v < 0.0 && !add_contact(ctx, ws, count, i, c.b))
+			if (contact_frame(&value, &b, &f) && f.distance.v < 0.0 && !add_contact(ctx, ws, count, i, c.b))
 				return false;
 		}
 	}
 	return true;
+}
+
+/* F·(1/m) along axis k with the force F = u + m·g, in the spec's order. */
+static double acceleration(const ClScene *scene, const TdsWorkspace *ws, const double *u, int ball, int k)
+{
+	double g = k == 0 ? scene->gravity.x : scene->gravity.y;
+	return (u[2 * ball + k] + scene->balls[ball].mass * g) * ws->inverse_mass[ball];
 }
 
 static void tds_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
@@ -308,13 +390,10 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	if (ctx->step == 0)
 		memset(ws->spin, 0, sizeof(double) * (size_t)nb);
 
-	/* forces → velocity: F = u + m·g, v += (F·(1/m))·dt */
-	for (int i = 0; i < nb; i++) {
-		double m = scene->balls[i].mass, im = ws->inverse_mass[i];
-		double F[2] = {u[2 * i] + m * scene->gravity.x, u[2 * i + 1] + m * scene->gravity.y};
+	/* forces → velocity: v += (F·(1/m))·dt */
+	for (int i = 0; i < nb; i++)
 		for (int k = 0; k < 2; k++)
-			ws->velocity[2 * i + k] = s[CL_BALL_STATE * i + 2 + k] + (F[k] * im) * dt;
-	}
+			ws->velocity[2 * i + k] = s[CL_BALL_STATE * i + 2 + k] + acceleration(scene, ws, u, i, k) * dt;
 
 	int count;
 	if (!generate_contacts(ctx, ws, s, &count))
@@ -325,6 +404,12 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 		for (int i = 0; i < nb; i++) {
 			double *b = cl_tape_b(tape, i, i);
 			b[4] = b[7] = dt * ws->inverse_mass[i];
+			if (tape->record_params) {
+				/* ∂v/∂dt = F·(1/m), dt = T/N */
+				double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
+				for (int k = 0; k < 2; k++)
+					c[2 + k] = acceleration(scene, ws, u, i, k) / scene->steps;
+			}
 		}
 	}
 
@@ -334,11 +419,15 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	for (int pass = 0; pass < iterations && count > 0; pass++)
 		for (int k = 0; k < count; k++) {
 			TdsContact *c = &ws->contacts[k];
-			TdsBodies b = contact_bodies(&arith, ws, s, c);
+			TdsBodies b = contact_bodies(&arith, scene, dt, ws, s, c, false);
 			TdsFrame f;
-			if (!contact_frame(&arith, scene, c, &b, &f) ||
-				!resolve(&arith, &f, &b, scene->elasticity, scene->friction, erp, dt))
+			if (!contact_frame(&arith, &b, &f) || !resolve(&arith, &f, &b, erp))
 				continue;
+			if (tape) {
+				record_contact(tape, c, &b);
+				if (tape->record_params)
+					record_contact_params(tape, scene, dt, ws, s, c, erp);
+			}
 			ws->velocity[2 * c->a] = b.v_a.x.v;
 			ws->velocity[2 * c->a + 1] = b.v_a.y.v;
 			ws->spin[c->a] = b.w_a;
@@ -347,8 +436,6 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 				ws->velocity[2 * c->b + 1] = b.v_b.y.v;
 				ws->spin[c->b] = b.w_b;
 			}
-			if (tape)
-				record_contact(tape, c, &b);
 			if (!c->reported) {
 				c->reported = true;
 				cl_step_contact(ctx, time, c->a, c->b);
@@ -370,11 +457,23 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 	for (int i = 0; i < nb; i++) {
 		double *a = cl_tape_a_identity(tape, i);
 		a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
-		if (count > 0)
+		const double *next = s_next + CL_BALL_STATE * i;
+		double *c = tape->record_params ? cl_tape_c(tape, i, CL_PHYS_DURATION) : NULL;
+		if (count > 0) {
+			/* ∂p/∂dt = v */
+			for (int k = 0; c && k < 2; k++)
+				c[k] = next[2 + k] / scene->steps;
 			continue;
+		}
 		double *b = cl_tape_b(tape, i, i), du = dt * ws->inverse_mass[i];
 		b[0] = b[3] = dt * du;
 		b[4] = b[7] = du;
+		/* the velocity update and p += v·dt in one: ∂v/∂dt = F·(1/m), ∂p/∂dt = v + dt·∂v/∂dt */
+		for (int k = 0; c && k < 2; k++) {
+			double rate = acceleration(scene, ws, u, i, k);
+			c[k] = (next[2 + k] + dt * rate) / scene->steps;
+			c[2 + k] = rate / scene->steps;
+		}
 	}
 }
 
@@ -423,7 +522,10 @@ const ClBackend cl_backend_impulse_tds = {
 			"steps after the contact: -25.3 in Task 1 (exact -1), growing like 1/dt; erp = 0 gives the plain no-TOI "
 			"impulse gradient (+1). The engine's state has no spin: the spin's value is simulated, its derivative "
 			"is not carried, so a gradient through a sticking friction contact of a ball that already spins lacks "
-			"that term (sliding contacts, and all of Tasks 1-3, do not need it).",
+			"that term (sliding contacts, and all of Tasks 1-3, do not need it). "
+			"The same duals give the derivatives with respect to elasticity, friction, gravity, duration (dt, "
+			"also in erp*d/dt), every radius and mass and every wall's point and angle (through the plane's "
+			"normal and constant), with the same missing spin term.",
 		.params = tds_params,
 		.param_count = 2,
 	},
@@ -431,5 +533,9 @@ const ClBackend cl_backend_impulse_tds = {
 	.destroy = tds_destroy,
 	.step = tds_step,
 	.tape_blocks_per_ball = true,
+	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
+					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
+					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 	.spin = tds_spin,
 };
