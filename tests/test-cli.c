@@ -315,7 +315,7 @@ static void test_gradients_csv(void)
 		g_free(id);
 	}
 	g_assert_null(lines[line + 1]);
-	g_assert_cmpint(backends, ==, 11);
+	g_assert_cmpint(backends, ==, 12);
 	/* a backend that cannot run makes the command fail, with its reason in the status row */
 	g_assert_cmpint(status, ==, any_failed ? 1 : 0);
 	g_strfreev(lines);
