@@ -422,46 +422,82 @@ singular:
 	return false;
 }
 
-/* The fixed-κ solve's violation in units of its tolerances: ≤ 1 is converged. */
-static double fixed_merit(const DojoStep *st, bool trial, double rvio)
+/* The fixed-κ solve's violation in units of its tolerances, as a 2-norm
+ * over every row (the Newton direction descends along any such norm): ≤ 1
+ * is converged. R_v must be in ws->residual (evaluate). */
+static double fixed_merit(const DojoStep *st, bool trial)
 {
-	double comp = 0.0;
-	for (int k = 0; k < st->ws->count; k++) {
-		const DojoContact *c = &st->ws->contacts[k];
-		comp = fmax(comp, fabs((trial ? c->trial_gamma * c->trial_s : c->gamma * c->s) - st->kappa));
+	const DojoWorkspace *ws = st->ws;
+	double sum = 0.0;
+	for (int k = 0; k < 2 * ws->balls; k++)
+		sum += pow(ws->residual[k] / FIXED_EQ_TOL, 2);
+	for (int k = 0; k < ws->count; k++) {
+		const DojoContact *c = &ws->contacts[k];
+		double s = trial ? c->trial_s : c->s, gamma = trial ? c->trial_gamma : c->gamma;
+		sum += pow((c->d - s) / FIXED_EQ_TOL, 2) + pow((gamma * s - st->kappa) / (FIXED_COMP_TOL * st->kappa), 2);
 	}
-	return fmax(rvio / FIXED_EQ_TOL, comp / (FIXED_COMP_TOL * st->kappa));
+	return sqrt(sum);
 }
 
-/* The relaxed system at the fixed κ, by Newton to convergence. */
-static bool solve_fixed(ClStepContext *ctx, DojoStep *st)
+/* Newton on the relaxed system at the fixed κ from the current iterate;
+ * false with *merit when it did not converge. */
+static bool newton_fixed(DojoStep *st, double *merit, bool *singular)
 {
 	DojoWorkspace *ws = st->ws;
-	double rvio, bvio, merit = INFINITY;
+	double rvio, bvio;
+	*singular = false;
 	for (int iter = 0; iter < FIXED_MAX_ITER; iter++) {
-		if (!evaluate(st, false, &rvio, &bvio))
-			goto singular;
-		if ((merit = fixed_merit(st, false, rvio)) <= 1.0)
+		if (!evaluate(st, false, &rvio, &bvio) || !assemble(st, 0.0, true)) {
+			*singular = true;
+			return false;
+		}
+		if ((*merit = fixed_merit(st, false)) <= 1.0)
 			return true;
-		if (!assemble(st, 0.0, true))
-			goto singular;
 		direction(st, 0.0, false, 0.0, ws->dv);
 		double alpha = orthant_step(ws, FIXED_BOUNDARY, false);
 		for (int h = 0; h < FIXED_MAX_HALVINGS; h++, alpha *= 0.5) {
 			set_trial(ws, ws->dv, alpha);
 			double r, b;
-			if (evaluate(st, true, &r, &b) && fixed_merit(st, true, r) < merit)
+			if (evaluate(st, true, &r, &b) && fixed_merit(st, true) < *merit)
 				break;
 		}
 		accept_trial(ws);
 	}
-	cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED,
-				 "ncp-dojo: the relaxed system at kappa %g did not converge in %d Newton steps (%.3g times the "
-				 "tolerance)",
-				 st->kappa, FIXED_MAX_ITER, merit);
 	return false;
-singular:
-	cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED, "ncp-dojo: %s", geometry_failure);
+}
+
+/* The relaxed system at the fixed κ, by Newton to convergence from Dojo's
+ * reset iterate (v₊ = v, γ = s = 1.5). In a rack of close balls those
+ * impulses throw everything apart and the damped Newton crawls; then it
+ * starts again on the target's complementarity: s = the gap of the
+ * unchanged velocity (at least √(κ dt), a contact's gap), γ = κ/s. */
+static bool solve_fixed(ClStepContext *ctx, DojoStep *st)
+{
+	DojoWorkspace *ws = st->ws;
+	double merit;
+	bool singular;
+	if (newton_fixed(st, &merit, &singular))
+		return true;
+	double floor = sqrt(st->kappa * st->dt);
+	for (int i = 0; !singular && i < ws->balls; i++) {
+		ws->v[2 * i] = st->s[CL_BALL_STATE * i + 2];
+		ws->v[2 * i + 1] = st->s[CL_BALL_STATE * i + 3];
+	}
+	for (int k = 0; !singular && k < ws->count; k++) {
+		DojoContact *c = &ws->contacts[k];
+		singular = !contact_geometry(st, ws->v, c);
+		c->s = fmax(c->d, floor);
+		c->gamma = st->kappa / c->s;
+	}
+	if (!singular && newton_fixed(st, &merit, &singular))
+		return true;
+	if (singular)
+		cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED, "ncp-dojo: %s", geometry_failure);
+	else
+		cl_step_fail(ctx, CL_STATUS_SOLVER_FAILED,
+					 "ncp-dojo: the relaxed system at kappa %g did not converge in %d Newton steps from either "
+					 "start (%.3g times the tolerance)",
+					 st->kappa, FIXED_MAX_ITER, merit);
 	return false;
 }
 
