@@ -14,7 +14,10 @@
  * iterate (§6), complete, or as coded in Dojo (no child-ball terms).
  *
  * The per-contact rows are eliminated exactly (Δs = dt ∇d Δv − r_d, Δγ =
- * (r_c − γ Δs)/s), so every linear solve is one dense 2·balls system. */
+ * (r_c − γ Δs)/s), so every linear solve is one dense 2·balls system, and
+ * every step's tape one dense factor (tape_dense). A contact event for the
+ * UI is a pair whose free motion would end the step inside. Friction
+ * (Dojo's second-order cone, with spin) is not implemented: unsupported. */
 #include "../core.h"
 
 #include <stdlib.h>
