@@ -315,7 +315,7 @@ static void test_gradients_csv(void)
 		g_free(id);
 	}
 	g_assert_null(lines[line + 1]);
-	g_assert_cmpint(backends, ==, 11);
+	g_assert_cmpint(backends, ==, 12);
 	/* a backend that cannot run makes the command fail, with its reason in the status row */
 	g_assert_cmpint(status, ==, any_failed ? 1 : 0);
 	g_strfreev(lines);
@@ -439,13 +439,22 @@ static void test_backends_list(void)
 	char *out, *err;
 	g_assert_cmpint(run(args, &out, &err), ==, 0);
 	static const char *const ids[] = {"exact",  "lcp-nimble",     "convex-toi",     "convex",   "impulse-toi",
-									  "impulse", "compliant-warp", "compliant-brax", "pbd-warp", "pbd-brax"};
+									  "impulse", "compliant-warp", "compliant-brax", "pbd-warp", "pbd-brax",
+									  "impulse-tds", "ncp-dojo"};
 	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
 		char *line = g_strdup_printf("\n%s — ", ids[i]);
 		g_assert_true(g_str_has_prefix(out, line + 1) || strstr(out, line));
 		g_free(line);
 	}
 	g_assert_nonnull(strstr(out, "precision      float32|float64, default float32"));
+	/* Dojo ignores the scene's elasticity, and the list says so in its entry */
+	const char *dojo = strstr(out, "\nncp-dojo — ");
+	g_assert_nonnull(dojo);
+	const char *next = strstr(dojo + 1, "\n\n");
+	const char *cannot = strstr(dojo, "  cannot express: restitution.");
+	g_assert_nonnull(cannot);
+	g_assert_true(!next || cannot < next);
+	g_assert_nonnull(strstr(cannot, "the elasticity of this scene is not used"));
 	g_free(out);
 	g_free(err);
 }

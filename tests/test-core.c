@@ -406,9 +406,9 @@ static void test_tape_transpose(void)
 
 static void test_registry(void)
 {
-	g_assert_cmpint(cl_backend_count(), ==, 11);
+	g_assert_cmpint(cl_backend_count(), ==, 12);
 	const char *ids[] = {"exact", "lcp-nimble", "convex-toi", "convex", "impulse-toi", "impulse",
-						 "impulse-tds", "compliant-warp", "compliant-brax", "pbd-warp", "pbd-brax"};
+						 "impulse-tds", "compliant-warp", "compliant-brax", "pbd-warp", "pbd-brax", "ncp-dojo"};
 	for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
 		g_assert_cmpint(cl_backend_find(ids[i]), >=, 0);
 	g_assert_cmpint(cl_backend_find("nope"), ==, -1);

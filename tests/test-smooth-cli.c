@@ -140,7 +140,7 @@ static void test_json_and_terms(void)
 	g_assert_cmpint(json_object_get_int_member(root, "seed"), ==, 3);
 	g_assert_cmpstr(json_object_get_string_member(root, "generator"), ==, "splitmix64-polar");
 	JsonArray *backends = json_object_get_array_member(root, "backends");
-	g_assert_cmpuint(json_array_get_length(backends), ==, 11);
+	g_assert_cmpuint(json_array_get_length(backends), ==, 12);
 	char *text = NULL;
 	g_assert_true(g_file_get_contents(terms, &text, NULL, NULL));
 	char ***rows = cl_csv_parse(text);

@@ -193,6 +193,19 @@ static GtkWidget *backend_row(ClBackendList *self, int b)
 	gtk_widget_set_margin_start(intro, 24);
 	gtk_widget_add_css_class(intro, "backend-intro");
 	gtk_box_append(GTK_BOX(row), intro);
+	/* not in the details: a scene value it ignores must not pass unnoticed */
+	if (info->cannot_express) {
+		char *text = g_strdup_printf("Cannot express: %s", info->cannot_express);
+		GtkWidget *cannot = gtk_label_new(text);
+		g_free(text);
+		gtk_label_set_wrap(GTK_LABEL(cannot), TRUE);
+		gtk_label_set_xalign(GTK_LABEL(cannot), 0);
+		gtk_label_set_max_width_chars(GTK_LABEL(cannot), 40);
+		gtk_widget_set_margin_start(cannot, 24);
+		gtk_widget_add_css_class(cannot, "backend-intro");
+		gtk_widget_add_css_class(cannot, "warning");
+		gtk_box_append(GTK_BOX(row), cannot);
+	}
 
 	GtkWidget *expander = gtk_expander_new("Details and parameters");
 	char *expander_name = g_strdup_printf("%s details and parameters", info->id);

@@ -54,6 +54,8 @@ int cl_cmd_backends(int argc, char **argv, gboolean check_only)
 							   info->mirrors,
 							   info->gradient_is_derivative ? "" : "; its gradient is not the derivative of its forward map");
 		g_string_append_printf(out, "  %s\n  %s\n", info->intro, info->summary);
+		if (info->cannot_express)
+			g_string_append_printf(out, "  cannot express: %s\n", info->cannot_express);
 		if (info->param_count)
 			g_string_append(out, "  parameters:\n");
 		for (int i = 0; i < info->param_count; i++)

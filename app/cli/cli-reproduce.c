@@ -1,4 +1,4 @@
-/* contactlab reproduce: the paper's Tables 1-4 (and the seed systems' tables, tds) recomputed and judged. */
+/* contactlab reproduce: the paper's Tables 1-4 (and the seed systems' tables, tds and dojo) recomputed and judged. */
 #include "cli-common.h"
 #include "numbers.h"
 #include "reproduce.h"
@@ -66,11 +66,11 @@ int cl_cmd_reproduce(int argc, char **argv, gboolean check_only)
 {
 	char *filter = NULL, *format = NULL;
 	GOptionEntry entries[] = {
-		{"table", 't', 0, G_OPTION_ARG_STRING, &filter, "Which table (default: all)", "1|2|3|4|3-learning|tds|all"},
+		{"table", 't', 0, G_OPTION_ARG_STRING, &filter, "Which table (default: all)", "1|2|3|4|3-learning|tds|dojo|all"},
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format (default: table)", "table|csv"},
 		G_OPTION_ENTRY_NULL,
 	};
-	static const char *const tables[] = {"1", "2", "3", "4", "3-learning", "tds", "all", NULL};
+	static const char *const tables[] = {"1", "2", "3", "4", "3-learning", "tds", "dojo", "all", NULL};
 	static const char *const formats[] = {"table", "csv", NULL};
 	char **positional = NULL;
 	GError *error = NULL;
@@ -81,6 +81,9 @@ int cl_cmd_reproduce(int argc, char **argv, gboolean check_only)
 							  "iteration 0, optimized values after the presets' 1000 updates) and judges it against\n"
 							  "the expected value and tolerance. Table tds is not the paper's: impulse-tds against the\n"
 							  "numbers of the real Tiny Differentiable Simulator headers (data/reference/tds-reference.csv).\n"
+							  "Table dojo: ncp-dojo against an independent prototype of Dojo (backend-dojo.md §9,\n"
+							  "data/reference/dojo-reference.csv); its backend column may set parameters\n"
+							  "(\"ncp-dojo solver=dojo-default\").\n"
 							  "Exit status 1 when a judged row fails.",
 							  entries, argc, argv, &positional, &error) ||
 		!cl_cli_check_choice("--table", filter ? filter : "all", tables, &error) ||

@@ -36,7 +36,7 @@ static const ClCommand commands[] = {
 	{"figure", cl_cmd_figure, "figure 2|4|5 --png|--svg|--pdf FILE\n      the paper's Figures 2, 4 and 5, recomputed"},
 	{"backends", cl_cmd_backends, "backends\n      the contact models and their parameters"},
 	{"reproduce", cl_cmd_reproduce,
-	 "reproduce [--table 1|2|3|4|3-learning|tds|all] [--format table|csv]\n"
+	 "reproduce [--table 1|2|3|4|3-learning|tds|dojo|all] [--format table|csv]\n"
 	 "      recompute the paper's Tables 1-4 and compare with data/reference/paper-tables.csv"},
 	{"convergence", cl_cmd_convergence,
 	 "convergence SCENE --param NAME [--steps N,N,...] [--backend ID]... [--csv FILE] [--png|--svg|--pdf FILE]\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* Tableau 10 without its grey (the reference is drawn in the foreground
- * colour), and two more for the seed systems (TDS in magenta). The model without TOI of a
+ * colour), and two more for the seed systems (TDS in magenta, Dojo in purple). The model without TOI of a
  * TOI pair is dotted; the reference is dashed, so curves under it show. */
 static const ClBackendStyle styles[] = {
 	{"exact", CL_PLOT_FOREGROUND_INIT, CL_PLOT_DASH_DASHED, CL_PLOT_MARKER_NONE, 1.8},

@@ -142,10 +142,19 @@ static char *status_text(const char *backend, const ClStatus *status)
 }
 
 /* The scene as the paper ran it for this backend: Brax held each control
- * for two 1/480 s sub-steps, so its rows use half the steps and substeps 2. */
-static ClScene *scene_for(const char *scene_id, const char *backend_id, GError **error)
+ * for two 1/480 s sub-steps, so its rows use half the steps and substeps 2.
+ * A backend column "ID NAME=VALUE …" (ncp-dojo's solver) sets the backend's
+ * parameters as ID.NAME=VALUE. */
+static ClScene *scene_for(const char *scene_id, char **backend_words, GError **error)
 {
+	const char *backend_id = backend_words[0];
 	ClScene *scene = cl_preset_load(scene_id, error);
+	for (char **w = backend_words + 1; scene && *w; w++) {
+		char *setting = g_strdup_printf("%s.%s", backend_id, *w);
+		if (!cl_scene_apply_setting(scene, setting, error))
+			g_clear_pointer(&scene, cl_scene_free);
+		g_free(setting);
+	}
 	if (!scene || !g_str_has_suffix(backend_id, "-brax"))
 		return scene;
 	char *steps = g_strdup_printf("steps=%d", scene->steps / 2);
@@ -302,8 +311,10 @@ static void evaluate_group(gpointer data, gpointer user)
 	(void)user;
 	Group *g = data;
 	GError *error = NULL;
-	int backend = cl_backend_find(g->backend_id);
-	ClScene *scene = backend >= 0 ? scene_for(g->scene_id, g->backend_id, &error) : NULL;
+	char **words = g_strsplit(g->backend_id, " ", -1);
+	int backend = words[0] ? cl_backend_find(words[0]) : -1;
+	ClScene *scene = backend >= 0 ? scene_for(g->scene_id, words, &error) : NULL;
+	g_strfreev(words);
 	if (backend < 0) {
 		fail_all(g, "no such backend");
 	} else if (!scene) {

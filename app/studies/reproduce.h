@@ -29,7 +29,8 @@ ClReproTable *cl_repro_load_default(GError **error);
 void cl_repro_free(ClReproTable *table);
 
 /* True when the row belongs to the table filter: "1", "2", "3", "4",
- * "3-learning", "tds" (impulse-tds against the TDS headers' numbers) or "all". */
+ * "3-learning", "tds" (impulse-tds against the TDS headers' numbers), "dojo"
+ * (ncp-dojo against backend-dojo.md §9) or "all". */
 gboolean cl_repro_row_selected(const ClReproRow *row, const char *filter);
 
 /* Evaluates the selected rows. Rows of one (scene, backend) share one

@@ -82,12 +82,11 @@ typedef struct ClTape {
 /* False when step_begin cannot be had (the rollout charges it with the states). */
 bool cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int steps, ClMemoryAccount *account);
 /* What recording steps contact-free intervals takes at least: one factor
- * each, and with blocks_per_ball an A and a B block per ball (the
- * time-stepping backends). */
-size_t cl_tape_bytes(int steps, int ball_count, bool blocks_per_ball);
+ * each with blocks A and B blocks (cl_backend_tape_blocks). */
+size_t cl_tape_bytes(int steps, size_t blocks);
 /* Reserves that much room, so that a recording run grows the tape only for
  * contacts; false when it does not fit the account. */
-bool cl_tape_reserve(ClTape *tape, int steps, bool blocks_per_ball);
+bool cl_tape_reserve(ClTape *tape, int steps, size_t blocks);
 void cl_tape_release(ClTape *tape);
 void cl_tape_reset(ClTape *tape);
 void cl_tape_begin_step(ClTape *tape, int step);
@@ -194,6 +193,9 @@ typedef struct ClBackend {
 	 * cl_tape_bytes): true when every ball gets a state and a control block
 	 * (time-stepping), false for one drift factor (exact). test-core checks it. */
 	bool tape_blocks_per_ball;
+	/* Every step's tape is one dense factor, an A and a B block for every
+	 * pair of balls (ncp-dojo: every pair is a contact at every step). */
+	bool tape_dense;
 	/* The physical parameters whose derivatives its tape gives: a bit
 	 * 1u << target for each ClParamTarget (elasticity, radius, …) whose
 	 * columns the step records when the tape records parameters, or that
@@ -216,6 +218,13 @@ typedef struct ClBackend {
 } ClBackend;
 
 const ClBackend *cl_backend_get(int backend);
+
+/* The A (and B) blocks a step of the backend records without contacts. */
+static inline size_t cl_backend_tape_blocks(const ClBackend *backend, int ball_count)
+{
+	size_t nb = (size_t)ball_count;
+	return backend->tape_dense ? nb * nb : backend->tape_blocks_per_ball ? nb : 0;
+}
 
 /* The backend's spin of ball after the rollout's last run (ClBackend.spin);
  * NAN when the backend keeps none or the rollout could not be set up. The
@@ -264,6 +273,7 @@ extern const ClBackend cl_backend_exact;
 extern const ClBackend cl_backend_impulse_toi;
 extern const ClBackend cl_backend_impulse;
 extern const ClBackend cl_backend_impulse_tds;
+extern const ClBackend cl_backend_ncp_dojo;
 extern const ClBackend cl_backend_convex_toi;
 extern const ClBackend cl_backend_convex;
 extern const ClBackend cl_backend_compliant_warp;

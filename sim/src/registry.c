@@ -18,6 +18,7 @@ static const ClBackend *const backends[] = {
 	&cl_backend_compliant_brax,
 	&cl_backend_pbd_warp,
 	&cl_backend_pbd_brax,
+	&cl_backend_ncp_dojo,
 };
 
 int cl_backend_count(void)

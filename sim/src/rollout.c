@@ -47,7 +47,7 @@ size_t cl_rollout_bytes(const ClScene *scene, int backend, bool record)
 		return 0;
 	size_t bytes = trajectory_bytes(scene) + (impl->workspace_bytes ? impl->workspace_bytes(scene) : 0);
 	if (record)
-		bytes += cl_tape_bytes(scene->steps, scene->ball_count, impl->tape_blocks_per_ball);
+		bytes += cl_tape_bytes(scene->steps, cl_backend_tape_blocks(impl, scene->ball_count));
 	return bytes;
 }
 
@@ -270,7 +270,7 @@ bool cl_rollout_run(ClRollout *r, const double *s0, const double *u, bool record
 		snprintf(what, sizeof what, "recording a run of %d steps × %d balls", r->steps, r->ball_count);
 		if (!cl_memory_fits(scene, cl_rollout_bytes(scene, r->backend_index, true), what, &r->status))
 			return false;
-		if (!cl_tape_reserve(&r->tape, r->steps, r->backend->tape_blocks_per_ball)) {
+		if (!cl_tape_reserve(&r->tape, r->steps, cl_backend_tape_blocks(r->backend, r->ball_count))) {
 			memory_failure(r, -1);
 			return false;
 		}

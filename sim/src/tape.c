@@ -15,17 +15,14 @@ bool cl_tape_init(ClTape *tape, int ball_count, const double *inverse_mass, int 
 	return tape->step_begin != NULL;
 }
 
-size_t cl_tape_bytes(int steps, int ball_count, bool blocks_per_ball)
+size_t cl_tape_bytes(int steps, size_t blocks)
 {
-	size_t per_step = sizeof(ClFactor);
-	if (blocks_per_ball)
-		per_step += (size_t)ball_count * (sizeof(ClBlockA) + sizeof(ClBlockB));
-	return (size_t)steps * per_step;
+	return (size_t)steps * (sizeof(ClFactor) + blocks * (sizeof(ClBlockA) + sizeof(ClBlockB)));
 }
 
-bool cl_tape_reserve(ClTape *tape, int steps, bool blocks_per_ball)
+bool cl_tape_reserve(ClTape *tape, int steps, size_t blocks_per_step)
 {
-	size_t blocks = blocks_per_ball ? (size_t)steps * (size_t)tape->ball_count : 0;
+	size_t blocks = (size_t)steps * blocks_per_step;
 	return cl_memory_reserve(tape->account, &tape->factors, &tape->factor_capacity, (size_t)steps,
 							 sizeof *tape->factors) &&
 		   (!blocks || (cl_memory_reserve(tape->account, &tape->a, &tape->a_capacity, blocks, sizeof *tape->a) &&

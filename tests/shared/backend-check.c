@@ -147,7 +147,8 @@ ClScene *cl_test_step_scene(const ClTestStepCase *c, const char *backend)
 		wall->point = c->wall_point[w];
 		wall->normal = c->wall_normal[w];
 	}
-	cl_test_set_param(scene, backend, "precision", CL_PRECISION_FLOAT64);
+	if (cl_backend_precision_param(cl_test_backend(backend)) >= 0) /* else always float64 */
+		cl_test_set_param(scene, backend, "precision", CL_PRECISION_FLOAT64);
 	return scene;
 }
 

@@ -359,6 +359,9 @@ typedef struct ClBackendInfo {
 	bool gradient_is_derivative;
 	const char *intro;   /* one plain sentence a student understands */
 	const char *summary; /* the details: what the model does, where its gradient goes wrong */
+	/* What of a scene it cannot express and ignores or refuses (Dojo's
+	 * elasticity), said wherever the backend is listed; NULL: nothing. */
+	const char *cannot_express;
 	const ClParamDesc *params;
 	int param_count;
 } ClBackendInfo;
