@@ -360,6 +360,14 @@ static void rebuild(ClGradientView *self)
 			cl_status_explanation(r->row.status.code), r->row.status.message[0] ? " " : "", r->row.status.message);
 		add_note(self, r->row.complete ? "dialog-warning-symbolic" : "dialog-error-symbolic", markup);
 	}
+	for (int b = 0; b < cl_backend_count(); b++) {
+		char why[CL_MESSAGE_MAX];
+		if (cl_document_backend_enabled(self->doc, b) && !cl_backend_can_run(b, scene, why, sizeof why)) {
+			g_autofree char *markup = g_markup_printf_escaped("<b>%s</b> is enabled but left out of this scene: %s.",
+															  cl_backend_info(b)->id, why);
+			add_note(self, "dialog-information-symbolic", markup);
+		}
+	}
 	if (exact_slot < 0)
 		add_note(self, "dialog-information-symbolic",
 				 "No exact reference for this scene: cells are not coloured by agreement.");

@@ -465,6 +465,21 @@ GArray *cl_cli_backends(char **ids, GError **error)
 	return backends;
 }
 
+void cl_cli_leave_out_unsupported(GArray *backends, char **ids, const ClScene *scene)
+{
+	if (ids && ids[0])
+		return;
+	for (guint k = backends->len; k-- > 0;) {
+		char why[CL_MESSAGE_MAX];
+		int b = g_array_index(backends, int, k);
+		if (!cl_backend_can_run(b, scene, why, sizeof why)) {
+			g_printerr("contactlab: %s left out: %s (name it with --backend to run it)\n", cl_backend_info(b)->id,
+					   why);
+			g_array_remove_index(backends, k);
+		}
+	}
+}
+
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error)
 {
 	if (g_strv_contains(choices, value))

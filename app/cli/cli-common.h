@@ -69,6 +69,10 @@ ClScene *cl_cli_load_scene(const char *scene_arg, char **settings, GError **erro
 /* Backend ids from repeated and/or comma-separated --backend options; all
  * registered backends when ids is NULL or empty. */
 GArray *cl_cli_backends(char **ids, GError **error);
+/* Of all backends (ids NULL or empty), leaves out those that cannot model
+ * the scene (cl_backend_can_run), saying so on stderr; a backend asked for
+ * by name stays and reports unsupported. */
+void cl_cli_leave_out_unsupported(GArray *backends, char **ids, const ClScene *scene);
 
 /* Checks --format against a NULL-terminated list. */
 gboolean cl_cli_check_choice(const char *option, const char *value, const char *const *choices, GError **error);

@@ -79,6 +79,7 @@ int cl_cmd_convergence(int argc, char **argv, gboolean check_only)
 		!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	cl_cli_leave_out_unsupported(backends, backend_ids, scene);
 	if (check_only) {
 		status = CL_EXIT_OK;
 		goto out;

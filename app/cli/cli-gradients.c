@@ -74,6 +74,7 @@ int cl_cmd_gradients(int argc, char **argv, gboolean check_only)
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	cl_cli_leave_out_unsupported(backends, backend_ids, scene);
 	int count;
 	ClParam *params = cl_gradient_columns_new(scene, (const char *const *)extra, &count, &error);
 	if (!params) {

@@ -168,6 +168,7 @@ int cl_cmd_heatmap(int argc, char **argv, gboolean check_only)
 	if (!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	cl_cli_leave_out_unsupported(backends, backend_ids, scene);
 	ClSweepDef def = {.threads = threads ? threads : (int)g_get_num_processors()};
 	if (!x_spec || !y_spec) {
 		g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "heatmap: --x and --y are required");

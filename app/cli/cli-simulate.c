@@ -34,6 +34,7 @@ int cl_cmd_simulate(int argc, char **argv, gboolean check_only)
 		goto out;
 	if (!(backends = cl_cli_backends(backend_ids, &error)) || !(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	cl_cli_leave_out_unsupported(backends, backend_ids, scene);
 	if (!cl_cli_figure_files_check(&figures, &error))
 		goto out;
 	status = CL_EXIT_OK;

@@ -277,6 +277,7 @@ int cl_cmd_smooth(int argc, char **argv, gboolean check_only)
 	if (!(backends = cl_cli_backends(backend_ids, &error)) ||
 		!(scene = cl_cli_load_scene(positional[0], settings, &error)))
 		goto out;
+	cl_cli_leave_out_unsupported(backends, backend_ids, scene);
 	int d = (int)g_strv_length(param_names);
 	rq.scene = scene;
 	rq.params = g_new0(ClParam, d);

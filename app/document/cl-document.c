@@ -454,7 +454,7 @@ GArray *cl_document_enabled_backends(ClDocument *doc)
 {
 	GArray *list = g_array_new(FALSE, FALSE, sizeof(int));
 	for (int b = 0; b < cl_backend_count(); b++)
-		if (doc->enabled[b])
+		if (doc->enabled[b] && cl_backend_can_run(b, doc->scene, NULL, 0))
 			g_array_append_val(list, b);
 	return list;
 }

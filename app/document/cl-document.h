@@ -119,7 +119,8 @@ void cl_document_hide_in_figure(ClDocument *doc, ClPlotFigure *figure);
 void cl_document_focus_backend(ClDocument *doc, int backend);
 /* The backend shown alone beside the reference, or −1. */
 int cl_document_focused_backend(ClDocument *doc);
-/* The enabled backends' registry indices, in registry order (g_array_unref it). */
+/* The enabled backends that can run the scene (cl_backend_can_run), as
+ * registry indices in registry order (g_array_unref it). */
 GArray *cl_document_enabled_backends(ClDocument *doc);
 
 /* --------------------------------------------------------------- results */

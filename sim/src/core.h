@@ -215,6 +215,8 @@ typedef struct ClBackend {
 	/* Optional: a ball's spin (z angular velocity, rad/s) after the last
 	 * step, for a backend that simulates spin outside the engine's state. */
 	double (*spin)(const void *workspace, int ball);
+	/* Optional: false when it cannot model the scene (cl_backend_can_run). */
+	bool (*can_run)(const ClScene *scene, char *why, size_t size);
 } ClBackend;
 
 const ClBackend *cl_backend_get(int backend);

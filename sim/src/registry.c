@@ -40,6 +40,14 @@ bool cl_backend_is_reference(int backend)
 	return info && info->reference;
 }
 
+bool cl_backend_can_run(int backend, const ClScene *scene, char *why, size_t size)
+{
+	const ClBackend *impl = cl_backend_get(backend);
+	if (why && size)
+		why[0] = '\0';
+	return !impl || !impl->can_run || impl->can_run(scene, why, size);
+}
+
 int cl_backend_precision_param(int backend)
 {
 	const ClBackendInfo *info = cl_backend_info(backend);

@@ -375,6 +375,9 @@ int cl_backend_find(const char *id); /* −1 when unknown */
 /* The reference backend's index (the one with info->reference). */
 int cl_backend_reference(void);
 bool cl_backend_is_reference(int backend);
+/* False when the backend cannot model the scene at all (ncp-dojo: friction),
+ * with the reason in why; its runs of it stop at step 0 as unsupported. */
+bool cl_backend_can_run(int backend, const ClScene *scene, char *why, size_t size);
 /* Index of the backend's precision parameter (the one choosing among
  * cl_precision_choices), −1 when it always computes in float64. */
 int cl_backend_precision_param(int backend);

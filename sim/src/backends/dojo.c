@@ -20,6 +20,7 @@
  * (Dojo's second-order cone, with spin) is not implemented: unsupported. */
 #include "../core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -592,6 +593,16 @@ static void record(ClTape *tape, const DojoStep *st)
 	cl_tape_dense(tape, ws->index, nb, ws->A, ws->B);
 }
 
+static bool dojo_can_run(const ClScene *scene, char *why, size_t size)
+{
+	if (scene->friction > 0.0) {
+		snprintf(why, size, "friction (Dojo's second-order cone with spin) is not implemented; only the "
+							"impact model (friction 0) is");
+		return false;
+	}
+	return true;
+}
+
 static void dojo_step(ClStepContext *ctx, const double *s, const double *u, double *s_next)
 {
 	const ClScene *scene = ctx->scene;
@@ -599,10 +610,9 @@ static void dojo_step(ClStepContext *ctx, const double *s, const double *u, doub
 	int solver = (int)cl_param_value(ctx, PARAM_SOLVER);
 	bool as_coded = (int)cl_param_value(ctx, PARAM_GRADIENT) == GRADIENT_AS_CODED;
 	DojoStep st = {scene, s, u, ctx->dt, cl_param_value(ctx, PARAM_KAPPA), ws};
-	if (scene->friction > 0.0) {
-		cl_step_fail(ctx, CL_STATUS_UNSUPPORTED,
-					 "ncp-dojo: friction (Dojo's second-order cone with spin) is not implemented; only the impact "
-					 "model (friction 0) is");
+	char why[CL_MESSAGE_MAX];
+	if (!dojo_can_run(scene, why, sizeof why)) {
+		cl_step_fail(ctx, CL_STATUS_UNSUPPORTED, "%s", why);
 		return;
 	}
 	/* a contact for the UI where the free motion would end inside, once
@@ -701,8 +711,8 @@ const ClBackend cl_backend_ncp_dojo = {
 		.cannot_express =
 			"restitution. Dojo models hard contact as inelastic (no restitution): the elasticity of this scene "
 			"is not used, so trajectories and gradients answer a different physical problem from exact. Compare "
-			"it with an inelastic reference, not with the elastic one. Friction is not implemented here (a scene "
-			"with friction reports unsupported).",
+			"it with an inelastic reference, not with the elastic one. Friction is not implemented here: a scene "
+			"with friction leaves it out (asked for by name, it reports unsupported).",
 		.params = dojo_params,
 		.param_count = 3,
 	},
@@ -712,4 +722,5 @@ const ClBackend cl_backend_ncp_dojo = {
 	.tape_blocks_per_ball = true,
 	.tape_dense = true,
 	.workspace_bytes = dojo_workspace_bytes,
+	.can_run = dojo_can_run,
 };
