@@ -450,7 +450,7 @@ static void test_backends_list(void)
 	/* Dojo ignores the scene's elasticity, and the list says so in its entry */
 	const char *dojo = strstr(out, "\nncp-dojo — ");
 	g_assert_nonnull(dojo);
-	const char *next = strstr(dojo + 1, "\n\n");
+	const char *next = g_strstr_len(dojo + 1, -1, "\n\n"); /* not strstr: GCC 12 misreads dojo + 1 under ASan */
 	const char *cannot = strstr(dojo, "  cannot express: restitution.");
 	g_assert_nonnull(cannot);
 	g_assert_true(!next || cannot < next);
