@@ -60,6 +60,16 @@ typedef struct Row {
 #define T3 "task3-two-balls"
 #define DEFAULT "ncp-dojo.solver=dojo-default"
 
+static void free_row(gpointer data)
+{
+	Row *row = data;
+	g_free(row->scene);
+	g_free(row->settings);
+	g_free(row->quantity);
+	g_free(row->expected);
+	g_free(row);
+}
+
 /* data/reference/dojo-reference.csv: §9's numbers, as printed there. */
 static GPtrArray *load_reference(void)
 {
@@ -73,7 +83,7 @@ static GPtrArray *load_reference(void)
 	char ***csv = cl_csv_parse(text);
 	g_assert_nonnull(csv);
 	g_assert_cmpstr(csv[0][4], ==, "precision");
-	GPtrArray *rows = g_ptr_array_new();
+	GPtrArray *rows = g_ptr_array_new_with_free_func(free_row);
 	for (int r = 1; csv[r]; r++) {
 		char **f = csv[r];
 		if (g_strv_length(f) != 5)
@@ -411,5 +421,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/dojo/step-jacobians", test_step_jacobians);
 	g_test_add_func("/dojo/friction-unsupported", test_friction_unsupported);
 	g_test_add_func("/dojo/task1-one-contact", test_task1_contact);
-	return g_test_run();
+	int status = g_test_run();
+	g_ptr_array_free(rows, TRUE);
+	return status;
 }
