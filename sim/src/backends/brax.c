@@ -55,6 +55,10 @@ typedef enum BraxSeedKind {
 	SEED_POINT_X,
 	SEED_POINT_Y,
 	SEED_ANGLE,
+	SEED_ERP,           /* legacy: baumgarte_erp */
+	SEED_COLLIDE_SCALE, /* pbd: solver_scale_collide */
+	SEED_INERTIA,
+	SEED_ANGULAR_DAMPING,
 } BraxSeedKind;
 
 typedef struct BraxSeed {
@@ -69,8 +73,9 @@ typedef struct BraxWorkspace {
 	/* Contact-free sub-steps compose to p' = p + a01·v + b0·u/m, v' = a11·v + b1·u/m. */
 	bool pending;
 	double a01, a11, b0, b1;
-	/* with parameter columns: ∂(p, v)/∂h of the pending factor, 4 per ball */
-	double *pending_dh;
+	/* with parameter columns: ∂(p, v)/∂h and ∂(p, v)/∂velocity_damping of
+	 * the pending factor, 4 per ball each */
+	double *pending_dh, *pending_dc;
 	BraxSeed *seeds; /* of a contact pass's parameter runs */
 } BraxWorkspace;
 
@@ -103,6 +108,8 @@ static void *create(const ClScene *scene, bool pbd)
 	m->p = cl_calloc(2 * (size_t)nb, sizeof *m->p);
 	m->v = cl_calloc(2 * (size_t)nb, sizeof *m->v);
 	m->spin = cl_calloc((size_t)nb, sizeof *m->spin);
+	m->spin_dc = cl_calloc((size_t)nb, sizeof *m->spin_dc);
+	m->in_spin = cl_calloc((size_t)nb, sizeof *m->in_spin);
 	m->rotation = cl_calloc((size_t)nb, sizeof *m->rotation);
 	m->p_prev = cl_calloc(2 * (size_t)nb, sizeof *m->p_prev);
 	m->rotation_prev = cl_calloc((size_t)nb, sizeof *m->rotation_prev);
@@ -116,15 +123,17 @@ static void *create(const ClScene *scene, bool pbd)
 	m->in_balls = cl_calloc((size_t)nb, sizeof *m->in_balls);
 	m->in_walls = cl_calloc((size_t)nw, sizeof *m->in_walls);
 	w->pending_dh = cl_calloc(CL_BALL_STATE * (size_t)nb, sizeof *w->pending_dh);
-	w->seeds = cl_calloc((size_t)(CL_PHYS_BALLS + 2 * nb + 3 * nw), sizeof *w->seeds);
+	w->pending_dc = cl_calloc(CL_BALL_STATE * (size_t)nb, sizeof *w->pending_dc);
+	/* the physical parameters and the three own ones (collect_seeds) */
+	w->seeds = cl_calloc((size_t)(CL_PHYS_BALLS + 2 * nb + 3 * nw + 3), sizeof *w->seeds);
 	m->sums = cl_calloc((size_t)nb * BRAX_COLLIDER_COUNT, sizeof *m->sums);
 	m->touched = cl_calloc((size_t)nb, sizeof *m->touched);
 	m->touched_balls = cl_calloc((size_t)nb, sizeof *m->touched_balls);
 	m->pair_capacity = (int)pair_capacity(scene);
 	m->pairs = cl_calloc((size_t)m->pair_capacity, sizeof *m->pairs);
-	if (!m->balls || !m->walls || !m->p || !m->v || !m->spin || !m->rotation || !m->p_prev || !m->rotation_prev ||
+	if (!m->balls || !m->walls || !m->p || !m->v || !m->spin || !m->spin_dc || !m->in_spin || !m->rotation || !m->p_prev || !m->rotation_prev ||
 		!m->in_p || !m->in_v || !m->in_p_prev || !m->out_p || !m->out_v || !m->out_spin || !m->out_rotation ||
-		!m->in_balls || !m->in_walls || !w->pending_dh || !w->seeds || !m->sums || !m->touched || !m->touched_balls || !m->pairs) {
+		!m->in_balls || !m->in_walls || !w->pending_dh || !w->pending_dc || !w->seeds || !m->sums || !m->touched || !m->touched_balls || !m->pairs) {
 		destroy(w);
 		return NULL;
 	}
@@ -152,6 +161,8 @@ static void destroy(void *workspace)
 	free(m->p);
 	free(m->v);
 	free(m->spin);
+	free(m->spin_dc);
+	free(m->in_spin);
 	free(m->rotation);
 	free(m->p_prev);
 	free(m->rotation_prev);
@@ -165,6 +176,7 @@ static void destroy(void *workspace)
 	free(m->in_balls);
 	free(m->in_walls);
 	free(w->pending_dh);
+	free(w->pending_dc);
 	free(w->seeds);
 	free(m->sums);
 	free(m->touched);
@@ -199,6 +211,7 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 	double velocity_damping = (float)params[PARAM_VELOCITY_DAMPING];
 	double angular_damping = (float)params[PARAM_ANGULAR_DAMPING];
 	m->velocity_damping = velocity_damping;
+	m->damping_h = h;
 	m->velocity_factor = cl_round(f, exp(cl_round(f, velocity_damping * h)));
 	m->angular_factor = cl_round(f, exp(cl_round(f, angular_damping * h)));
 	if (m->pbd) {
@@ -206,16 +219,17 @@ static void prepare(BraxModel *m, const ClStepContext *ctx)
 		m->collide_scale = (float)params[PARAM_MODE];
 	} else {
 		m->erp_rate = cl_round(f, (double)(float)params[PARAM_MODE] * m->substeps / dt);
+		m->erp_slope = m->substeps / dt;
 		m->collide_scale = 1.0;
 	}
-	double inertia = (float)params[PARAM_INERTIA];
+	m->inverse_inertia = cl_round(f, 1.0 / (float)params[PARAM_INERTIA]);
 	for (int i = 0; i < m->ball_count; i++) {
 		BraxBall *b = &m->balls[i];
 		b->radius = (float)scene->balls[i].radius;
 		b->mass = (float)scene->balls[i].mass;
 		b->inverse_mass = cl_round(f, 1.0 / b->mass);
-		b->inverse_inertia = cl_round(f, 1.0 / inertia);
 		m->spin[i] = 0.0;
+		m->spin_dc[i] = 0.0;
 		m->rotation[i] = (BraxQuat){1.0, 0.0};
 	}
 	/* A plane body rotated about y by θ has the normal (sin θ, cos θ). */
@@ -282,13 +296,16 @@ static void seed_values(BraxModel *m, int count)
 		m->in_p_prev[i] = value_vec(A, m->p_prev + 2 * i);
 		m->in_balls[i] = (BraxBallInput){cl_dual_const(A, b->radius), cl_dual_const(A, b->mass),
 										 cl_dual_const(A, b->inverse_mass)};
+		m->in_spin[i] = cl_dual_const(A, m->spin[i]);
 	}
+	m->in_inverse_inertia = cl_dual_const(A, m->inverse_inertia);
 	for (int k = 0; k < m->wall_count; k++)
 		m->in_walls[k] = wall_input(A, &m->walls[k]);
 	m->in_elasticity = cl_dual_const(A, m->elasticity);
 	m->in_friction = cl_dual_const(A, m->friction);
 	m->in_h = cl_dual_const(A, m->h);
 	m->in_erp_rate = cl_dual_const(A, m->erp_rate);
+	m->in_collide_scale = cl_dual_const(A, m->collide_scale);
 }
 
 void brax_seed(BraxModel *m, int first, int count)
@@ -345,8 +362,9 @@ ClDual2 brax_sums_total(const BraxModel *m, int ball, double epsilon, ClDual *an
 /* ------------------------------------------------------------- kinematics */
 
 /* integrators.py kinetic: p += v·h; q += ((0, ω)·½·h) ⊗ q, renormalised.
- * dh (NULL: none): ∂(p, v)/∂h of each ball, 4 per ball, carried along. */
-static void kinetic(BraxModel *m, double *dh)
+ * dh, dc (NULL: none): ∂(p, v)/∂h and ∂(p, v)/∂velocity_damping of each
+ * ball, 4 per ball, carried along. */
+static void kinetic(BraxModel *m, double *dh, double *dc)
 {
 	bool f = m->f32;
 	double h = m->h;
@@ -354,6 +372,8 @@ static void kinetic(BraxModel *m, double *dh)
 		for (int k = 0; k < 2; k++) {
 			if (dh)
 				dh[CL_BALL_STATE * i + k] += h * dh[CL_BALL_STATE * i + 2 + k] + m->v[2 * i + k];
+			if (dc)
+				dc[CL_BALL_STATE * i + k] += h * dc[CL_BALL_STATE * i + 2 + k];
 			m->p[2 * i + k] = cl_round(f, m->p[2 * i + k] + cl_round(f, m->v[2 * i + k] * h));
 		}
 		BraxQuat q = m->rotation[i];
@@ -368,8 +388,8 @@ static void kinetic(BraxModel *m, double *dh)
 }
 
 /* integrators.py update(acc_p): v ← exp(c·h)·v + (u/m + g)·h, likewise ω;
- * dh as for kinetic. */
-static void accelerate(BraxModel *m, const double *u, double *dh)
+ * dh, dc as for kinetic (∂exp(c·h)/∂c = h·exp(c·h)). */
+static void accelerate(BraxModel *m, const double *u, double *dh, double *dc)
 {
 	bool f = m->f32;
 	double h = m->h;
@@ -381,8 +401,16 @@ static void accelerate(BraxModel *m, const double *u, double *dh)
 				double *dv = &dh[CL_BALL_STATE * i + 2 + k];
 				*dv = m->velocity_factor * (*dv + m->velocity_damping * m->v[2 * i + k]) + rate;
 			}
+			if (dc) {
+				double *dv = &dc[CL_BALL_STATE * i + 2 + k];
+				*dv = m->velocity_factor * (*dv + m->damping_h * m->v[2 * i + k]);
+			}
 			m->v[2 * i + k] = cl_round(f, cl_round(f, m->velocity_factor * m->v[2 * i + k]) + cl_round(f, rate * h));
 		}
+		/* the spin is outside the tape: its tangent along angular_damping
+		 * is carried here, to seed the next contact pass */
+		if (dc)
+			m->spin_dc[i] = m->angular_factor * (m->spin_dc[i] + m->damping_h * m->spin[i]);
 		m->spin[i] = cl_round(f, m->angular_factor * m->spin[i]);
 	}
 }
@@ -433,9 +461,11 @@ static void walls_update_normals(BraxModel *m)
 /* ------------------------------------------------------------------- tape */
 
 /* Before a sub-step's updates: starts the pending factor if there is none;
- * returns its ∂/∂h to carry along (NULL without parameter columns). */
-static double *pending_begin(BraxWorkspace *w, const ClTape *tape)
+ * returns its ∂/∂h to carry along (NULL without parameter columns), *dc its
+ * ∂/∂velocity_damping. */
+static double *pending_begin(BraxWorkspace *w, const ClTape *tape, double **dc)
 {
+	*dc = NULL;
 	if (!tape)
 		return NULL;
 	if (!w->pending) {
@@ -445,8 +475,12 @@ static double *pending_begin(BraxWorkspace *w, const ClTape *tape)
 		w->b0 = 0.0;
 		w->b1 = 0.0;
 		memset(w->pending_dh, 0, sizeof *w->pending_dh * CL_BALL_STATE * (size_t)w->model.ball_count);
+		memset(w->pending_dc, 0, sizeof *w->pending_dc * CL_BALL_STATE * (size_t)w->model.ball_count);
 	}
-	return tape->record_params ? w->pending_dh : NULL;
+	if (!tape->record_params)
+		return NULL;
+	*dc = w->pending_dc;
+	return w->pending_dh;
 }
 
 /* Composes a linear sub-step p' = p + α·v + β·u/m, v' = γ·v + δ·u/m onto the pending factor. */
@@ -458,7 +492,7 @@ static void pending_compose(BraxWorkspace *w, double alpha, double beta, double 
 	w->b1 = gamma * w->b1 + delta;
 }
 
-static void pending_flush(BraxWorkspace *w, ClTape *tape)
+static void pending_flush(BraxWorkspace *w, ClTape *tape, const ClScene *scene)
 {
 	if (!tape || !w->pending)
 		return;
@@ -478,6 +512,10 @@ static void pending_flush(BraxWorkspace *w, ClTape *tape)
 			double *c = cl_tape_c(tape, i, CL_PHYS_DURATION);
 			for (int k = 0; k < CL_BALL_STATE; k++)
 				c[k] = w->pending_dh[CL_BALL_STATE * i + k] * m->h_per_duration;
+			const double *dc = w->pending_dc + CL_BALL_STATE * i;
+			if (dc[0] != 0.0 || dc[1] != 0.0 || dc[2] != 0.0 || dc[3] != 0.0)
+				memcpy(cl_tape_c(tape, i, cl_phys_backend(scene, PARAM_VELOCITY_DAMPING)), dc,
+					   sizeof(double) * CL_BALL_STATE);
 		}
 	}
 }
@@ -541,6 +579,19 @@ static void seed_params(BraxModel *m, const BraxSeed *seeds, int count)
 			m->in_walls[j].normal.x.d[k] = -m->walls[j].normal[1] * rad;
 			m->in_walls[j].normal.y.d[k] = m->walls[j].normal[0] * rad;
 			break;
+		case SEED_ERP:
+			m->in_erp_rate.d[k] = m->erp_slope;
+			break;
+		case SEED_COLLIDE_SCALE:
+			m->in_collide_scale.d[k] = 1.0;
+			break;
+		case SEED_INERTIA: /* d(1/I)/dI */
+			m->in_inverse_inertia.d[k] = -m->inverse_inertia * m->inverse_inertia;
+			break;
+		case SEED_ANGULAR_DAMPING:
+			for (int i = 0; i < m->ball_count; i++)
+				m->in_spin[i].d[k] = m->spin_dc[i];
+			break;
 		}
 	}
 }
@@ -555,6 +606,9 @@ static int collect_seeds(BraxWorkspace *w, const ClScene *scene, int count)
 	s[n++] = (BraxSeed){SEED_ELASTICITY, -1, CL_PHYS_ELASTICITY};
 	s[n++] = (BraxSeed){SEED_FRICTION, -1, CL_PHYS_FRICTION};
 	s[n++] = (BraxSeed){SEED_DURATION, -1, CL_PHYS_DURATION};
+	s[n++] = (BraxSeed){m->pbd ? SEED_COLLIDE_SCALE : SEED_ERP, -1, cl_phys_backend(scene, PARAM_MODE)};
+	s[n++] = (BraxSeed){SEED_INERTIA, -1, cl_phys_backend(scene, PARAM_INERTIA)};
+	s[n++] = (BraxSeed){SEED_ANGULAR_DAMPING, -1, cl_phys_backend(scene, PARAM_ANGULAR_DAMPING)};
 	for (int r = 0; r < count; r++) {
 		int i = m->touched_balls[r];
 		s[n++] = (BraxSeed){SEED_RADIUS, i, cl_phys_radius(i)};
@@ -630,7 +684,7 @@ static bool record_contact_jacobian(BraxWorkspace *w, ClTape *tape, const ClScen
 			}
 		}
 	}
-	pending_flush(w, tape);
+	pending_flush(w, tape, scene);
 	cl_tape_dense(tape, m->touched_balls, count, m->jacobian, NULL);
 	if (tape->record_params)
 		record_contact_params(w, tape, scene, count, collide);
@@ -655,6 +709,8 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 		m->v[2 * i] = m->out_v[i].x.v;
 		m->v[2 * i + 1] = m->out_v[i].y.v;
 		m->spin[i] = m->out_spin[i].v;
+		if (m->touched[i]) /* its spin leaves the pass without its derivative */
+			m->spin_dc[i] = 0.0;
 		m->rotation[i] = m->out_rotation[i];
 	}
 }
@@ -663,10 +719,10 @@ static void contact_pass(BraxWorkspace *w, ClStepContext *ctx, double time, void
 static void spring_substep(BraxWorkspace *w, ClStepContext *ctx, const double *u, double time)
 {
 	BraxModel *m = &w->model;
-	double *dh = pending_begin(w, ctx->tape);
-	kinetic(m, dh);
+	double *dc, *dh = pending_begin(w, ctx->tape, &dc);
+	kinetic(m, dh, dc);
 	walls_update_normals(m);
-	accelerate(m, u, dh);
+	accelerate(m, u, dh, dc);
 	if (ctx->tape) {
 		pending_compose(w, m->h, 0.0, 1.0, 0.0);
 		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
@@ -706,9 +762,9 @@ static void pbd_halfstep(BraxWorkspace *w, ClStepContext *ctx, const double *u, 
 	BraxModel *m = &w->model;
 	memcpy(m->p_prev, m->p, sizeof *m->p * 2 * (size_t)m->ball_count);
 	memcpy(m->rotation_prev, m->rotation, sizeof *m->rotation * (size_t)m->ball_count);
-	double *dh = pending_begin(w, ctx->tape);
-	accelerate(m, u, dh);
-	kinetic(m, dh);
+	double *dc, *dh = pending_begin(w, ctx->tape, &dc);
+	accelerate(m, u, dh, dc);
+	kinetic(m, dh, dc);
 	walls_update_normals(m);
 	if (ctx->tape) {
 		pending_compose(w, 0.0, 0.0, m->velocity_factor, m->h);
@@ -746,7 +802,7 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 			spring_substep(w, ctx, u, time);
 		}
 	}
-	pending_flush(w, ctx->tape);
+	pending_flush(w, ctx->tape, ctx->scene);
 	for (int i = 0; i < m->ball_count; i++) {
 		for (int k = 0; k < 2; k++) {
 			s_next[CL_BALL_STATE * i + k] = m->p[2 * i + k];
@@ -758,6 +814,10 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 #define PARAM_ADJOINTS                                                                                                 \
 	(1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |         \
 	 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE)
+/* the real parameters JAX differentiates in the config (baumgarte_erp or
+ * solver_scale_collide); angular_damping and inertia are not among them */
+#define OWN_PARAM_ADJOINTS                                                                                             \
+	(1u << PARAM_VELOCITY_DAMPING | 1u << PARAM_ANGULAR_DAMPING | 1u << PARAM_INERTIA | 1u << PARAM_MODE)
 
 const ClBackend cl_backend_compliant_brax = {
 	.info = {
@@ -805,6 +865,7 @@ const ClBackend cl_backend_compliant_brax = {
 	.step = step,
 	.tape_blocks_per_ball = true,
 	.param_adjoints = PARAM_ADJOINTS,
+	.own_param_adjoints = OWN_PARAM_ADJOINTS,
 	.accel_form = true,
 	.workspace_bytes = workspace_bytes,
 };
@@ -854,6 +915,7 @@ const ClBackend cl_backend_pbd_brax = {
 	.step = step,
 	.tape_blocks_per_ball = true,
 	.param_adjoints = PARAM_ADJOINTS,
+	.own_param_adjoints = OWN_PARAM_ADJOINTS,
 	.accel_form = true,
 	.workspace_bytes = workspace_bytes,
 };

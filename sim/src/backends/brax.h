@@ -75,7 +75,6 @@ static inline BraxQuat brax_normalize(bool f, BraxQuat q)
 typedef struct BraxBall {
 	double radius, mass;
 	double inverse_mass;    /* 1/m in the working precision */
-	double inverse_inertia; /* every component of Brax's inertia vector */
 } BraxBall;
 
 typedef struct BraxWall {
@@ -124,8 +123,11 @@ typedef struct BraxModel {
 	double elasticity_slope, friction_slope; /* d(the contact's)/d(the scene's): 2e, 2μ for a product */
 	double gravity[2];
 	double erp_rate;        /* legacy: baumgarte_erp·substeps/dt */
+	double erp_slope;       /* ∂erp_rate/∂baumgarte_erp = substeps/dt */
 	double collide_scale;   /* pbd: solver_scale_collide */
 	double velocity_damping;
+	double inverse_inertia; /* every ball's, every component of Brax's inertia vector */
+	double damping_h;       /* the h of exp(velocity_damping·h) */
 	double velocity_factor; /* exp(velocity_damping·h) */
 	double angular_factor;
 	BraxBall *balls;
@@ -136,6 +138,9 @@ typedef struct BraxModel {
 	double *p, *v; /* 2 per ball */
 	double *spin;
 	BraxQuat *rotation;
+	/* with parameter columns: ∂spin/∂angular_damping since the ball's last
+	 * contact pass (whose spin comes out without its derivative) */
+	double *spin_dc;
 	/* pbd: the state at the start of the half-step (qprev). */
 	double *p_prev;
 	BraxQuat *rotation_prev;
@@ -145,8 +150,11 @@ typedef struct BraxModel {
 	ClArith arith;
 	ClDual2 *in_p, *in_v, *in_p_prev;
 	/* the scene's constants: zero tangents, or seeded along the physical
-	 * parameters (h stands for the duration; erp_rate = erp/h moves with it) */
-	ClDual in_elasticity, in_friction, in_h, in_erp_rate;
+	 * parameters (h stands for the duration; erp_rate = erp/h moves with it)
+	 * and the backend's own (baumgarte_erp, solver_scale_collide) */
+	ClDual in_elasticity, in_friction, in_h, in_erp_rate, in_collide_scale;
+	ClDual in_inverse_inertia; /* every ball's */
+	ClDual *in_spin;           /* per ball: its spin, seeded along angular_damping */
 	BraxBallInput *in_balls;
 	BraxWallInput *in_walls;
 	ClDual2 *out_p, *out_v;

@@ -20,7 +20,7 @@ static ClDual weight(const BraxModel *m, int body, ClDual2 rho, ClDual2 t)
 	const ClArith *A = &m->arith;
 	ClDual cr = brax_cross(A, rho, t);
 	return cl_dual_add(A, m->in_balls[body].inverse_mass,
-					   cl_dual_mul(A, cr, cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), cr)));
+					   cl_dual_mul(A, cr, cl_dual_mul(A, m->in_inverse_inertia, cr)));
 }
 
 /* scale·(impulse/m, factor·vec_quat_mul(I⁻¹ (ρ × torque_impulse), q)) */
@@ -28,9 +28,9 @@ static Correction correction(const BraxModel *m, int body, ClDual2 impulse, ClDu
 							 BraxQuat q, double factor)
 {
 	const ClArith *A = &m->arith;
-	ClDual scale = cl_dual_const(A, m->collide_scale), half = cl_dual_const(A, factor);
+	ClDual scale = m->in_collide_scale, half = cl_dual_const(A, factor);
 	ClDual2 dp = cl_dual2_div(A, impulse, m->in_balls[body].mass);
-	ClDual k = cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), brax_cross(A, rho, torque_impulse));
+	ClDual k = cl_dual_mul(A, m->in_inverse_inertia, brax_cross(A, rho, torque_impulse));
 	/* vec_quat_mul((0, k, 0), q) = (−k q_y, k q_w) */
 	ClDual dq_w = cl_dual_mul(A, half, cl_dual_neg(A, cl_dual_mul(A, k, cl_dual_const(A, q.y))));
 	ClDual dq_y = cl_dual_mul(A, half, cl_dual_mul(A, k, cl_dual_const(A, q.w)));
@@ -143,7 +143,7 @@ typedef struct Moving {
 
 static Moving moving(const BraxModel *m, int i)
 {
-	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], cl_dual_const(&m->arith, m->spin[i])};
+	return (Moving){m->out_p[i], m->out_v[i], m->in_v[i], m->out_spin[i], m->in_spin[i]};
 }
 
 /* Dynamic friction: −τ·min(μ|λ|/2h, |v_t|) */
@@ -169,7 +169,7 @@ static ClDual2 restitution_velocity(const BraxModel *m, ClDual vn, ClDual vn_bef
 static void add_velocity(BraxModel *m, int ball, int collider, ClDual2 P, ClDual mass, ClDual2 rho)
 {
 	const ClArith *A = &m->arith;
-	ClDual2 arm = cl_dual2_mul(A, rho, cl_dual_const(A, m->balls[ball].inverse_inertia));
+	ClDual2 arm = cl_dual2_mul(A, rho, m->in_inverse_inertia);
 	ClDual spin = brax_cross(A, arm, P);
 	brax_sums_add(m, ball, collider, cl_dual2_div(A, P, mass), &spin, 1);
 }
@@ -237,7 +237,7 @@ static void sphere_velocity(BraxModel *m, BraxPair *pair, bool value_run)
 		pair->applied = true;
 	add_velocity(m, a, BRAX_COLLIDER_SPHERE, P, m->in_balls[a].mass, rho_a);
 	/* b's part is added after every a part: store it */
-	ClDual2 arm_b = cl_dual2_mul(A, rho_b, cl_dual_const(A, m->balls[b].inverse_inertia));
+	ClDual2 arm_b = cl_dual2_mul(A, rho_b, m->in_inverse_inertia);
 	pair->b_linear = cl_dual2_div(A, cl_dual2_neg(A, P), m->in_balls[a].mass);
 	pair->b_angular[0] = brax_cross(A, arm_b, cl_dual2_neg(A, P));
 }

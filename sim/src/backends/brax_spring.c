@@ -13,7 +13,7 @@ static Impulse body_impulse(const BraxModel *m, int body, ClDual2 p, ClDual2 imp
 	const ClArith *A = &m->arith;
 	ClDual torque = brax_cross(A, cl_dual2_sub(A, point, p), impulse);
 	return (Impulse){cl_dual2_div(A, impulse, m->in_balls[body].mass),
-					 cl_dual_mul(A, cl_dual_const(A, m->balls[body].inverse_inertia), torque)};
+					 cl_dual_mul(A, m->in_inverse_inertia, torque)};
 }
 
 /* −(1 + e) */
@@ -36,16 +36,15 @@ static void plane_pair(BraxModel *m, BraxPair *pair, bool value_run)
 {
 	const ClArith *A = &m->arith;
 	int i = pair->a;
-	const BraxBall *ball = &m->balls[i];
 	ClDual2 p = m->in_p[i], v = m->in_v[i];
 	ClDual2 c, n;
 	ClDual d;
 	brax_plane_contact(A, p, m->in_balls[i].radius, &m->in_walls[-1 - pair->b], &c, &n, &d);
 	ClDual2 rho = cl_dual2_sub(A, c, p);
-	ClDual2 velocity = cl_dual2_add(A, v, brax_spin(A, cl_dual_const(A, m->spin[i]), rho));
+	ClDual2 velocity = cl_dual2_add(A, v, brax_spin(A, m->in_spin[i], rho));
 	ClDual baumgarte = cl_dual_mul(A, m->in_erp_rate, d);
 	ClDual vn = cl_dual2_dot(A, n, velocity);
-	ClDual temp = cl_dual_mul(A, cl_dual_const(A, ball->inverse_inertia), brax_cross(A, rho, n));
+	ClDual temp = cl_dual_mul(A, m->in_inverse_inertia, brax_cross(A, rho, n));
 	ClDual angular = cl_dual2_dot(A, n, brax_spin(A, temp, rho));
 	ClDual weight = cl_dual_add(A, m->in_balls[i].inverse_mass, angular);
 	ClDual target = cl_dual_add(A, cl_dual_mul(A, restitution_factor(m), vn), baumgarte);
@@ -71,18 +70,17 @@ static void sphere_pair(BraxModel *m, BraxPair *pair, bool value_run)
 {
 	const ClArith *A = &m->arith;
 	int a = pair->a, b = pair->b;
-	const BraxBall *ball_a = &m->balls[a], *ball_b = &m->balls[b];
 	ClDual2 pa = m->in_p[a], pb = m->in_p[b];
 	ClDual2 c, n;
 	ClDual d;
 	brax_sphere_contact(A, pa, pb, m->in_balls[a].radius, m->in_balls[b].radius, &c, &n, &d);
 	ClDual2 rho_a = cl_dual2_sub(A, c, pa), rho_b = cl_dual2_sub(A, c, pb);
-	ClDual2 velocity = cl_dual2_sub(A, cl_dual2_add(A, m->in_v[a], brax_spin(A, cl_dual_const(A, m->spin[a]), rho_a)),
-									cl_dual2_add(A, m->in_v[b], brax_spin(A, cl_dual_const(A, m->spin[b]), rho_b)));
+	ClDual2 velocity = cl_dual2_sub(A, cl_dual2_add(A, m->in_v[a], brax_spin(A, m->in_spin[a], rho_a)),
+									cl_dual2_add(A, m->in_v[b], brax_spin(A, m->in_spin[b], rho_b)));
 	ClDual baumgarte = cl_dual_mul(A, m->in_erp_rate, d);
 	ClDual vn = cl_dual2_dot(A, n, velocity);
-	ClDual temp_a = cl_dual_mul(A, cl_dual_const(A, ball_a->inverse_inertia), brax_cross(A, rho_a, n));
-	ClDual temp_b = cl_dual_mul(A, cl_dual_const(A, ball_b->inverse_inertia), brax_cross(A, rho_b, n));
+	ClDual temp_a = cl_dual_mul(A, m->in_inverse_inertia, brax_cross(A, rho_a, n));
+	ClDual temp_b = cl_dual_mul(A, m->in_inverse_inertia, brax_cross(A, rho_b, n));
 	ClDual angular = cl_dual2_dot(A, n, cl_dual2_add(A, brax_spin(A, temp_a, rho_a), brax_spin(A, temp_b, rho_b)));
 	ClDual weight =
 		cl_dual_add(A, cl_dual_add(A, m->in_balls[a].inverse_mass, m->in_balls[b].inverse_mass), angular);
@@ -133,7 +131,7 @@ void brax_spring_collide(BraxModel *m, bool value_run)
 		ClDual2 dv = brax_sums_total(m, i, 1e-8, &spin, 1);
 		m->out_p[i] = m->in_p[i];
 		m->out_v[i] = cl_dual2_add(A, m->in_v[i], dv);
-		m->out_spin[i] = cl_dual_add(A, cl_dual_const(A, m->spin[i]), spin);
+		m->out_spin[i] = cl_dual_add(A, m->in_spin[i], spin);
 		m->out_rotation[i] = m->rotation[i];
 	}
 }

@@ -23,9 +23,10 @@ enum { PARAM_ERP, PARAM_ITERATIONS };
 enum { TDS_SLOTS = 8 };
 
 /* Tangent slots of a contact's parameter pass (the state held): the
- * scene's numbers it uses, the wall's pose where a ball b has radius and mass. */
+ * scene's numbers it uses, the wall's pose where a ball b has radius and
+ * mass, then the World's erp. */
 enum { P_ELASTICITY, P_FRICTION, P_DT, P_RADIUS_A, P_MASS_A, P_RADIUS_B, P_MASS_B, P_POINT_X = P_RADIUS_B, P_POINT_Y,
-	   P_ANGLE, P_SLOTS };
+	   P_ANGLE, P_ERP, P_SLOTS };
 
 #define TDS_MIN_CENTRE_DISTANCE 1e-5 /* sphere–sphere: no contact below it */
 #define TDS_FRICTION_THRESHOLD 1e-4  /* |v_t| above which friction is applied */
@@ -160,8 +161,9 @@ static void apply_impulse(const ClArith *A, ClDual inverse_mass, double inverse_
 }
 
 /* resolve_collision's branching path (§4) on one contact: changes the
- * velocities (and spin values) in bodies; false when it applied nothing. */
-static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double erp)
+ * velocities (and spin values) in bodies; false when it applied nothing.
+ * erp_slot (−1: none) is the tangent slot along erp, a dual scalar in TDS. */
+static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double erp, int erp_slot)
 {
 	if (!(f->distance.v < 0.0))
 		return false;
@@ -176,7 +178,10 @@ static bool resolve(const ClArith *A, const TdsFrame *f, TdsBodies *b, double er
 		return false;
 	ClDual ang = cl_dual_add(A, angular_term(A, b->ii_a, rho_a, n), angular_term(A, b->ii_b, rho_b, n));
 	ClDual K = cl_dual_add(A, cl_dual_add(A, b->im_a, b->im_b), ang);
-	ClDual beta = cl_dual_div_expanded(A, cl_dual_scale(A, erp, f->distance), b->dt);
+	ClDual push = cl_dual_scale(A, erp, f->distance);
+	if (erp_slot >= 0 && erp_slot < A->slots)
+		push.d[erp_slot] += f->distance.v;
+	ClDual beta = cl_dual_div_expanded(A, push, b->dt);
 	ClDual restitution = cl_dual_neg(A, cl_dual_add(A, cl_dual_const(A, 1.0), b->elasticity));
 	ClDual j = cl_dual_div_expanded(A, cl_dual_sub(A, cl_dual_mul(A, restitution, v_n), beta), K);
 	if (!(j.v > 0.0))
@@ -305,7 +310,7 @@ static void record_contact_params(ClTape *tape, const ClScene *scene, double dt,
 	TdsBodies bodies = contact_bodies(&A, scene, dt, ws, s, c, true), *b = &bodies;
 	TdsFrame f;
 	contact_frame(&A, b, &f);
-	resolve(&A, &f, b, erp);
+	resolve(&A, &f, b, erp, P_ERP);
 	int balls[2] = {c->a, c->b};
 	const ClDual2 *velocity[2] = {&b->v_a, &b->v_b};
 	int phys[P_SLOTS] = {CL_PHYS_ELASTICITY, CL_PHYS_FRICTION, CL_PHYS_DURATION, cl_phys_radius(c->a),
@@ -316,6 +321,7 @@ static void record_contact_params(ClTape *tape, const ClScene *scene, double dt,
 		phys[P_RADIUS_B] = cl_phys_radius(c->b);
 		phys[P_MASS_B] = cl_phys_mass(c->b);
 	}
+	phys[P_ERP] = cl_phys_backend(scene, PARAM_ERP);
 	for (int row = 0; row < (b->plane ? 1 : 2); row++)
 		for (int slot = 0; slot < P_SLOTS; slot++) {
 			if (phys[slot] < 0)
@@ -421,7 +427,7 @@ static void tds_step(ClStepContext *ctx, const double *s, const double *u, doubl
 			TdsContact *c = &ws->contacts[k];
 			TdsBodies b = contact_bodies(&arith, scene, dt, ws, s, c, false);
 			TdsFrame f;
-			if (!contact_frame(&arith, &b, &f) || !resolve(&arith, &f, &b, erp))
+			if (!contact_frame(&arith, &b, &f) || !resolve(&arith, &f, &b, erp, -1))
 				continue;
 			if (tape) {
 				record_contact(tape, c, &b);
@@ -525,7 +531,9 @@ const ClBackend cl_backend_impulse_tds = {
 			"that term (sliding contacts, and all of Tasks 1-3, do not need it). "
 			"The same duals give the derivatives with respect to elasticity, friction, gravity, duration (dt, "
 			"also in erp*d/dt), every radius and mass and every wall's point and angle (through the plane's "
-			"normal and constant), with the same missing spin term.",
+			"normal and constant), with the same missing spin term. Its own erp (impulse-tds.erp) is a dual "
+			"scalar of the World too: its column is d/d(erp) of the push-out erp*d/dt, the contact's gap d; "
+			"iterations is an integer and has no derivative.",
 		.params = tds_params,
 		.param_count = 2,
 	},
@@ -536,6 +544,7 @@ const ClBackend cl_backend_impulse_tds = {
 	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY |
 					  1u << CL_PARAM_DURATION | 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS |
 					  1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.own_param_adjoints = 1u << PARAM_ERP,
 	.accel_form = true,
 	.spin = tds_spin,
 };
