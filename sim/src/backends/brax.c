@@ -814,8 +814,10 @@ static void step(ClStepContext *ctx, const double *s, const double *u, double *s
 #define PARAM_ADJOINTS                                                                                                 \
 	(1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_FRICTION | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |         \
 	 1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE)
-/* the real parameters JAX differentiates in the config (baumgarte_erp or
- * solver_scale_collide); angular_damping and inertia are not among them */
+/* the config's real numbers, which JAX differentiates with the system:
+ * velocity_damping through the kinetic factors, angular_damping through the
+ * spin a contact pass reads, inertia inside the passes, and the mode's
+ * baumgarte_erp or solver_scale_collide */
 #define OWN_PARAM_ADJOINTS                                                                                             \
 	(1u << PARAM_VELOCITY_DAMPING | 1u << PARAM_ANGULAR_DAMPING | 1u << PARAM_INERTIA | 1u << PARAM_MODE)
 
@@ -846,6 +848,14 @@ const ClBackend cl_backend_compliant_brax = {
 			"duration through h (and erp/h), gravity, radii, masses, wall points and angles; with baumgarte_erp 0 the "
 			"penetration enters only the masks, so a wall's point and, but for spin, a radius have derivative 0. "
 			"Spin's parameter derivatives are not carried between contacts either. "
+			"Its own real parameters have columns too, as JAX differentiates the config: velocity_damping "
+			"through every sub-step's exp(c·h) (∂/∂c = h·exp(c·h)), baumgarte_erp through the impulse's "
+			"erp·substeps/dt·d (a column even at erp 0), angular_damping through the spin a contact reads (its "
+			"factor since the ball's last contact) and inertia inside a contact pass; these two move p and v only "
+			"through spin, so without friction both derivatives and central differences are 0; inertia's effect, "
+			"here only through the spin a contact leaves (the impulse's weight has no angular part: a sphere's "
+			"contact arm lies along the normal), is not carried (a random scene with friction: 0 against a "
+			"central difference of 0.020). "
 			"Generalisations: any wall normal (a plane body rotated about the out-of-plane axis, its quaternion "
 			"renormalised each sub-step as Brax does, so a float32 normal may be off by one ulp), any number of walls "
 			"and balls (one plane collider and one sphere collider, pairs in body order), masses (the drag on a "
@@ -898,6 +908,10 @@ const ClBackend cl_backend_pbd_brax = {
 			"the product (d/de = 2e·∂/∂(e²), d/dμ likewise), the duration through h (the projection, the friction "
 			"cap μ|λ|/2h and the half-step's start), gravity, radii, masses, wall points and angles; spin's "
 			"parameter derivatives are not carried between contacts. "
+			"Its own real parameters have columns as compliant-brax's (velocity_damping, angular_damping, "
+			"inertia), and solver_scale_collide through the scaled position corrections; inertia acts inside a "
+			"pass also through the static friction's weight 1/m + (ρ × t)²/I, which it gives (0.1% off a central "
+			"difference with friction, the spin a contact leaves missing). "
 			"Generalisations as compliant-brax: any wall normal (rotated plane bodies, renormalised like Brax's), "
 			"any number of walls and balls, masses (the second ball's velocity change uses the first ball's mass, as "
 			"in Brax), gravity, controls on every ball. Degenerate contacts pass silently (status ok; Brax reports "

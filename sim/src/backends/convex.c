@@ -1006,7 +1006,8 @@ const ClBackend cl_backend_convex_toi = {
 		"With TOI the position is shifted by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s); with the "
 		"old-velocity position update this leaves an offset of -dt*dv after every impact and Task 1's "
 		"d(final height)/d(initial velocity) is -(N-2)*dt = -0.9958, not -1. Like every TOI scheme it misses "
-		"the saltation's acceleration term (Task 2's d/dvy0, Task 3).",
+		"the saltation's acceleration term (Task 2's d/dvy0, Task 3). Its toi_clamp has no adjoint: in "
+		"DiffCoSim it is a Python constant, not a differentiated input.",
 		.params = convex_toi_params,
 		.param_count = 2,
 	},

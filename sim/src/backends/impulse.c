@@ -373,7 +373,8 @@ const ClBackend cl_backend_impulse_toi = {
 		"With TOI the position is corrected by min(tau - dt, 0)*dv, tau = (gap - r)/min(-clamp, s), so the step "
 		"moves piecewise linearly through the impact and Task 1's gradients are right (-1, -1). Its gradient "
 		"still misses the saltation's acceleration term: under gravity or a control at impact (Task 2's "
-		"d/dvy0, all of Task 3) it converges to the wrong value.",
+		"d/dvy0, all of Task 3) it converges to the wrong value. Its toi_clamp has no adjoint: in DiffTaichi "
+		"it is a Python constant, not a differentiated input.",
 		.params = impulse_toi_params,
 		.param_count = 2,
 	},
