@@ -837,4 +837,8 @@ const ClBackend cl_backend_lcp_nimble = {
 	.destroy = nimble_destroy,
 	.step = nimble_step,
 	.tape_blocks_per_ball = true,
+	/* gravity only, through accel_form (v_f = v + dt·(u/m + g)); the other
+	 * parameters need C columns in record_group, not written yet */
+	.param_adjoints = 1u << CL_PARAM_GRAVITY,
+	.accel_form = true,
 };
