@@ -569,6 +569,23 @@ static void test_qp_corner_scenes(gconstpointer test)
 	g_assert_cmpint(simultaneous, >=, SCENES); /* both walls in one step, in most scenes */
 }
 
+/* One pushed ball under gravity and no walls: no contact, where lcp-nimble's
+ * hand-written Jacobian is the derivative of its map (through contacts it
+ * is not: the LCP's active set frozen, the bounce approximation). */
+static ClScene *free_flight_scene(unsigned seed)
+{
+	ClScene *s = cl_test_random_scene(seed, 1, 0);
+	s->friction = 0.3; /* inside its range, for the central difference */
+	return s;
+}
+
+static void test_free_flight(gconstpointer test)
+{
+	int walls, pairs, simultaneous;
+	check_family(free_flight_scene, test, &walls, &pairs, &simultaneous);
+	g_assert_cmpint(walls + pairs, ==, 0);
+}
+
 /* d loss / d elasticity of Task 1 (one bounce on the ground, loss the
  * final height) at elasticity e, with Brax's product of coefficients on
  * or off. */
@@ -679,6 +696,7 @@ int main(int argc, char **argv)
 		{"pbd-brax", -1, false},
 	};
 	static const Case pbd_warp = {"pbd-warp", -1, false};
+	static const Case nimble = {"lcp-nimble", -1, false};
 	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
 		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", cases[k].id);
 		g_test_add_data_func(path, &cases[k], test_random_scenes);
@@ -693,6 +711,7 @@ int main(int argc, char **argv)
 		}
 	}
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
+	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
 	g_test_add_func("/param-gradients/brax-spin-parameters", test_brax_spin_parameters);

@@ -829,7 +829,11 @@ const ClBackend cl_backend_lcp_nimble = {
 				   "at once) are one LCP, so no order enters (three balls in a row end as in Newton's cradle); "
 				   "resting contact (Zeno) turns plastic once e (approach speed) < 0.1 m/s, and the ball rests "
 				   "about one step's travel inside the surface (2.9 mm for a 5 cm drop with e = 0.5, dt = 0.01); "
-				   "a ball starting in contact (at t = 0) is found like any other contact.",
+				   "a ball starting in contact (at t = 0) is found like any other contact. "
+				   "Physical parameters: only gravity has an adjoint, dL/dg = sum_i m_i dL/du_i (g enters only "
+				   "through u/m + g, as Nimble's Jacobian has it), which is FD of the forward map in free flight "
+				   "but not through contacts (the rows above). Elasticity, friction, duration, radius, mass and "
+				   "walls have none yet.",
 		.params = lcp_nimble_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -837,4 +841,8 @@ const ClBackend cl_backend_lcp_nimble = {
 	.destroy = nimble_destroy,
 	.step = nimble_step,
 	.tape_blocks_per_ball = true,
+	/* gravity only, through accel_form (v_f = v + dt·(u/m + g)); the other
+	 * parameters need C columns in record_group, not written yet */
+	.param_adjoints = 1u << CL_PARAM_GRAVITY,
+	.accel_form = true,
 };
