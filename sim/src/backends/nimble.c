@@ -493,21 +493,67 @@ static double dot_strided(const double *a, int stride_a, const double *b, int st
 	return s;
 }
 
-/* Blocks of a ball that no clamping contact touches: p' = p + dt v, v' = v + dt u/m. */
-static void record_free(ClTape *tape, int ball, double dt, double inverse_mass)
+/* A ball's pre-step velocity v and acceleration u/m + g (the rates of p and
+ * v_f in dt), from the step's (float32-rounded) inputs. */
+static void rates(const ClStepContext *ctx, const double *s, const double *u, int ball, double *v, double *a)
 {
+	const ClScene *scene = ctx->scene;
+	double m = scene->balls[ball].mass;
+	v[0] = s[CL_BALL_STATE * ball + 2];
+	v[1] = s[CL_BALL_STATE * ball + 3];
+	a[0] = (u[2 * ball] + m * scene->gravity.x) / m;
+	a[1] = (u[2 * ball + 1] + m * scene->gravity.y) / m;
+}
+
+/* Blocks of a ball that no clamping contact touches: p' = p + dt v, v' = v + dt u/m;
+ * the duration T = N dt moves them by (v, u/m + g)/N. */
+static void record_free(ClStepContext *ctx, int ball, const double *s, const double *u, double inverse_mass)
+{
+	ClTape *tape = ctx->tape;
 	double *a = cl_tape_a_identity(tape, ball);
-	a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
+	a[CL_A(0, 2)] = a[CL_A(1, 3)] = ctx->dt;
 	double *b = cl_tape_b(tape, ball, ball);
-	b[4] = b[7] = dt * inverse_mass;
+	b[4] = b[7] = ctx->dt * inverse_mass;
+	if (tape->record_params) {
+		double *c = cl_tape_c(tape, ball, CL_PHYS_DURATION);
+		rates(ctx, s, u, ball, c, c + 2);
+		for (int k = 0; k < CL_BALL_STATE; k++)
+			c[k] /= ctx->scene->steps;
+	}
+}
+
+/* A group's parameter columns in Nimble's convention: the duration moves
+ * the positions by X v/N (its position rows: dt v through the bounce
+ * approximation) and the velocities by VV (u/m + g)/N (v_f's rate through the
+ * frozen LCP). */
+static void record_group_params(ClStepContext *ctx, const double *s, const double *u, const int *balls, int k,
+								const double *X, const double *VV)
+{
+	int n = 2 * k;
+	double v[2], a[2];
+	for (int bi = 0; bi < k; bi++) {
+		double *c = cl_tape_c(ctx->tape, balls[bi], CL_PHYS_DURATION);
+		for (int r = 0; r < 2; r++) {
+			int row = 2 * bi + r;
+			for (int bj = 0; bj < k; bj++) {
+				rates(ctx, s, u, balls[bj], v, a);
+				for (int q = 0; q < 2; q++) {
+					c[r] += X[row * n + 2 * bj + q] * v[q];
+					c[2 + r] += VV[row * n + 2 * bj + q] * a[q];
+				}
+			}
+		}
+		for (int r = 0; r < CL_BALL_STATE; r++)
+			c[r] /= ctx->scene->steps;
+	}
 }
 
 /* Nimble's Jacobians for one group with clamping rows, in group dofs:
  *   PP = X, VP = dt X, VV = I + M⁻¹Ã dF/dv, FV = VV dt M⁻¹, PV through dA/dp,
  * with Ã = A_c + A_ub E, Q = A_cᵀ M⁻¹ Ã, dF/dv = −Q⁺ diag(1+e) A_cᵀ.
  * False when out of memory. */
-static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, int k, const int *contacts, int count,
-						 bool friction, double mu)
+static bool record_group(ClStepContext *ctx, Workspace *ws, const double *s, const double *u, const int *balls, int k,
+						 const int *contacts, int count, bool friction, double mu)
 {
 	double dt = ctx->dt;
 	int n = 2 * k, total = friction ? 2 * count : count;
@@ -539,7 +585,7 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	}
 	if (kc == 0) {
 		for (int i = 0; i < k; i++)
-			record_free(ctx->tape, balls[i], dt, ws->inverse_mass[balls[i]]);
+			record_free(ctx, balls[i], s, u, ws->inverse_mass[balls[i]]);
 		return true;
 	}
 	int kmax = kc > kb ? kc : kb;
@@ -649,6 +695,9 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 				for (int p = 0; p < kb; p++)
 					X[i * n + j] -= coefficient[p] * Ac[i * kc + bouncing[p]] * Ac[j * kc + bouncing[p]];
 	}
+
+	if (ctx->tape->record_params)
+		record_group_params(ctx, s, u, balls, k, X, VV);
 
 	for (int bi = 0; bi < k; bi++) {
 		for (int bj = 0; bj < k; bj++) {
@@ -768,8 +817,8 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 			continue;
 		int contacts = ws->contact_first[g], count = ws->contact_first[g + 1] - contacts;
 		if (count == 0)
-			record_free(ctx->tape, g, dt, ws->inverse_mass[g]);
-		else if (!record_group(ctx, ws, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu)) {
+			record_free(ctx, g, s, u, ws->inverse_mass[g]);
+		else if (!record_group(ctx, ws, s, u, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu)) {
 			cl_step_out_of_memory(ctx, "the LCP Jacobian's workspace");
 			return;
 		}
@@ -830,10 +879,11 @@ const ClBackend cl_backend_lcp_nimble = {
 				   "resting contact (Zeno) turns plastic once e (approach speed) < 0.1 m/s, and the ball rests "
 				   "about one step's travel inside the surface (2.9 mm for a 5 cm drop with e = 0.5, dt = 0.01); "
 				   "a ball starting in contact (at t = 0) is found like any other contact. "
-				   "Physical parameters: only gravity has an adjoint, dL/dg = sum_i m_i dL/du_i (g enters only "
-				   "through u/m + g, as Nimble's Jacobian has it), which is FD of the forward map in free flight "
-				   "but not through contacts (the rows above). Elasticity, friction, duration, radius, mass and "
-				   "walls have none yet.",
+				   "Physical parameters, in Nimble's Jacobian convention (FD of the forward map in free flight, "
+				   "not through contacts, as the rows above): gravity, dL/dg = sum_i m_i dL/du_i (g enters only "
+				   "through u/m + g); the duration T = N dt, whose step columns are (X v, VV (u/m + g))/N, the "
+				   "position rows through the bounce approximation X and the velocity rows through the frozen "
+				   "LCP. Elasticity, friction, radius, mass and walls have none yet.",
 		.params = lcp_nimble_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -841,8 +891,8 @@ const ClBackend cl_backend_lcp_nimble = {
 	.destroy = nimble_destroy,
 	.step = nimble_step,
 	.tape_blocks_per_ball = true,
-	/* gravity only, through accel_form (v_f = v + dt·(u/m + g)); the other
-	 * parameters need C columns in record_group, not written yet */
-	.param_adjoints = 1u << CL_PARAM_GRAVITY,
+	/* gravity through accel_form (v_f = v + dt·(u/m + g)); the duration
+	 * through C columns (record_free, record_group_params) */
+	.param_adjoints = 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION,
 	.accel_form = true,
 };
