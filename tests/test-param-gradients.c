@@ -592,8 +592,9 @@ static void test_free_flight(gconstpointer test)
  * and e move nothing before the impact, and the velocities after it depend on
  * the positions only through which steps have contacts (a wall's column does
  * not move, the ball-ball normal is set before the impact), so the final
- * velocities' derivative is the frozen-LCP one. (The final positions' is
- * not once the wall is hit: Nimble's position rows there are X.) */
+ * velocities' derivative is the frozen-LCP one, without friction and with
+ * it (its rows in Ã). (The final positions' is not once the wall is hit:
+ * Nimble's position rows there are X.) */
 static ClScene *impact_scene(unsigned seed)
 {
 	unsigned st = seed * 3266489917u + 13u;
@@ -647,7 +648,7 @@ static bool final_velocities_at(const ClScene *scene, const ClParam *p, double v
 	return same;
 }
 
-static void test_nimble_impulse_parameters(void)
+static void test_nimble_impulse_parameters(gconstpointer friction)
 {
 	backend = cl_test_backend("lcp-nimble");
 	int accepted = 0, checked = 0;
@@ -656,6 +657,7 @@ static void test_nimble_impulse_parameters(void)
 		ClScene *s = impact_scene(seed);
 		if (!s)
 			continue;
+		s->friction = *(const double *)friction;
 		Outcome base = run(s);
 		int pairs = 0, walls = 0;
 		for (int k = 0; k < base.events; k++)
@@ -725,8 +727,9 @@ static void test_nimble_impulse_parameters(void)
 		g_free(base.event);
 		cl_scene_free(s);
 	}
-	g_test_message("lcp-nimble impacts: %d scenes, %d derivatives of final velocities; worst relative error %.2e",
-				   accepted, checked, worst);
+	g_test_message("lcp-nimble impacts, friction %g: %d scenes, %d derivatives of final velocities; worst relative "
+				   "error %.2e",
+				   *(const double *)friction, accepted, checked, worst);
 	g_assert_cmpint(accepted, >=, SCENES);
 }
 
@@ -905,7 +908,11 @@ int main(int argc, char **argv)
 	}
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
-	g_test_add_func("/param-gradients/lcp-nimble/impulse-parameters", test_nimble_impulse_parameters);
+	static const double frictionless = 0.0, friction = 0.3;
+	g_test_add_data_func("/param-gradients/lcp-nimble/impulse-parameters", &frictionless,
+						 test_nimble_impulse_parameters);
+	g_test_add_data_func("/param-gradients/lcp-nimble/impulse-parameters-friction", &friction,
+						 test_nimble_impulse_parameters);
 	g_test_add_func("/param-gradients/lcp-nimble/elasticity-closed-form", test_nimble_elasticity_closed_form);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
