@@ -586,6 +586,202 @@ static void test_free_flight(gconstpointer test)
 	g_assert_cmpint(walls + pairs, ==, 0);
 }
 
+/* lcp-nimble's impulse columns (elasticity, masses) where its velocity rows
+ * are the derivative of its map: two balls, no gravity, control or friction,
+ * the first shot off-centre at the second, which goes on into a wall. Mass
+ * and e move nothing before the impact, and the velocities after it depend on
+ * the positions only through which steps have contacts (a wall's column does
+ * not move, the ball-ball normal is set before the impact), so the final
+ * velocities' derivative is the frozen-LCP one, without friction and with
+ * it (its rows in Ã). (The final positions' is not once the wall is hit:
+ * Nimble's position rows there are X.) */
+static ClScene *impact_scene(unsigned seed)
+{
+	unsigned st = seed * 3266489917u + 13u;
+	ClScene *s = cl_scene_new();
+	snprintf(s->name, sizeof s->name, "impact %u", seed);
+	s->duration = 1.0;
+	s->steps = 200;
+	s->gravity = (ClVec2){0, 0};
+	s->elasticity = uniform(&st, 0.5, 1.0);
+	s->friction = 0.0;
+	static const char *const ids[] = {"a", "b"};
+	for (int i = 0; i < 2; i++) {
+		ClBall *b = cl_scene_add_ball(s, ids[i]);
+		b->radius = uniform(&st, 0.1, 0.2);
+		b->mass = uniform(&st, 0.5, 2.0);
+		b->position = (ClVec2){-1.0 + 1.0 * i, i ? uniform(&st, -0.1, 0.1) : 0.0};
+		b->velocity = i == 0 ? (ClVec2){uniform(&st, 2, 4), uniform(&st, -0.2, 0.2)} : (ClVec2){0, 0};
+	}
+	ClWall *wall = cl_scene_add_wall(s, "back");
+	wall->point = (ClVec2){1.2, 0};
+	ClParam angle = {.target = CL_PARAM_WALL_ANGLE, .ball = -1, .wall = 0};
+	cl_param_set(s, &angle, 180.0 + uniform(&st, -20, 20));
+	ClLossTerm *term = cl_scene_add_loss(s, CL_LOSS_FINAL_POSITION);
+	term->ball = 1;
+	term->target = (ClVec2){0.3, 0.4};
+	if (!cl_scene_validate(s, NULL, 0)) {
+		cl_scene_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The final velocities (2 per ball) at θ = value; false when the run is not
+ * ok or its contacts differ from base's. */
+static bool final_velocities_at(const ClScene *scene, const ClParam *p, double value, const Outcome *base, double *v)
+{
+	ClScene *copy = cl_scene_copy(scene);
+	cl_param_set(copy, p, value);
+	ClRollout *r = cl_rollout_new(copy, backend);
+	cl_rollout_run(r, NULL, NULL, false);
+	Outcome o = {.status = cl_rollout_status(r)->code, .events = cl_rollout_event_count(r)};
+	o.event = (ClContactEvent *)cl_rollout_events(r);
+	bool same = o.status == CL_STATUS_OK && same_contacts(&o, base);
+	const double *last = cl_rollout_states(r) + (size_t)copy->steps * (size_t)cl_state_size(copy);
+	for (int i = 0; i < copy->ball_count; i++) {
+		v[2 * i] = last[CL_BALL_STATE * i + 2];
+		v[2 * i + 1] = last[CL_BALL_STATE * i + 3];
+	}
+	cl_rollout_free(r);
+	cl_scene_free(copy);
+	return same;
+}
+
+static void test_nimble_impulse_parameters(gconstpointer friction)
+{
+	backend = cl_test_backend("lcp-nimble");
+	int accepted = 0, checked = 0;
+	double worst = 0.0;
+	for (unsigned seed = 1; seed <= TRIES && accepted < SCENES; seed++) {
+		ClScene *s = impact_scene(seed);
+		if (!s)
+			continue;
+		s->friction = *(const double *)friction;
+		Outcome base = run(s);
+		int pairs = 0, walls = 0;
+		for (int k = 0; k < base.events; k++)
+			*(base.event[k].other >= 0 ? &pairs : &walls) += 1;
+		ClParam params[3] = {{.target = CL_PARAM_ELASTICITY, .ball = -1},
+							 {.target = CL_PARAM_MASS, .ball = 0},
+							 {.target = CL_PARAM_MASS, .ball = 1}};
+		int nv = 2 * s->ball_count, ns = cl_state_size(s);
+		double fd[3][4], plus[4], minus[4];
+		bool degenerate = base.status != CL_STATUS_OK || pairs != 1 || walls != 1;
+		for (int k = 0; k < 3 && !degenerate; k++) {
+			double x = cl_param_get(s, &params[k]), h = fd_step("lcp-nimble", s, &params[k], x), d[2][4];
+			for (int half = 0; half < 2; half++) {
+				double step = half ? 0.5 * h : h;
+				degenerate |= !final_velocities_at(s, &params[k], x + step, &base, plus) ||
+							  !final_velocities_at(s, &params[k], x - step, &base, minus);
+				for (int i = 0; i < nv; i++)
+					d[half][i] = (plus[i] - minus[i]) / (2.0 * step);
+			}
+			for (int i = 0; i < nv; i++)
+				fd[k][i] = (4.0 * d[1][i] - d[0][i]) / 3.0;
+		}
+		if (degenerate) {
+			g_test_message("seed %u excluded: %d ball-ball and %d wall contacts, or a perturbation changes them", seed,
+						   pairs, walls);
+			g_free(base.event);
+			cl_scene_free(s);
+			continue;
+		}
+		accepted++;
+		ClGradientRow row;
+		cl_gradient_row_compute(&row, s, backend, params, 3, CL_FD_NONE);
+		g_assert_cmpint(row.status.code, ==, CL_STATUS_OK);
+		ClRollout *r = cl_rollout_new(s, backend);
+		cl_rollout_record_params(r, true);
+		cl_rollout_run(r, NULL, NULL, true);
+		double *ds = g_new(double, ns), *dl_ds = g_new(double, ns), *u = g_new(double, cl_control_size(s));
+		cl_scene_controls(s, u);
+		cl_loss(s, cl_rollout_states(r) + (size_t)s->steps * (size_t)ns, u, dl_ds, NULL);
+		for (int k = 0; k < 3; k++) {
+			char name[CL_NAME_MAX];
+			cl_param_name(s, &params[k], name, sizeof name);
+			g_assert_true(cl_backend_has_param_adjoint(backend, &params[k]));
+			g_assert_true(cl_rollout_param_tangent(r, &params[k], ds));
+			double d = 0.0;
+			for (int i = 0; i < ns; i++)
+				d += dl_ds[i] * ds[i];
+			/* the adjoint uses the same columns as the tangent */
+			if (!(fabs(d - row.cells[k].adjoint) <= 1e-10 * fmax(fabs(d), 1.0)))
+				g_test_fail_printf("seed %u: %s: forward mode %.15g, adjoint %.15g", seed, name, d,
+								   row.cells[k].adjoint);
+			for (int i = 0; i < nv; i++) {
+				double tangent = ds[CL_BALL_STATE * (i / 2) + 2 + i % 2];
+				double error = fabs(tangent - fd[k][i]) / fmax(fabs(fd[k][i]), 1e-3);
+				checked++;
+				worst = fmax(worst, error);
+				if (!(error <= 1e-6))
+					g_test_fail_printf("seed %u: d v_N[%d] / d %s: tangent %.12g, central FD %.12g (relative error %.2e)",
+									   seed, i, name, tangent, fd[k][i], error);
+			}
+		}
+		g_free(ds);
+		g_free(dl_ds);
+		g_free(u);
+		cl_rollout_free(r);
+		cl_gradient_row_clear(&row);
+		g_free(base.event);
+		cl_scene_free(s);
+	}
+	g_test_message("lcp-nimble impacts, friction %g: %d scenes, %d derivatives of final velocities; worst relative "
+				   "error %.2e",
+				   *(const double *)friction, accepted, checked, worst);
+	g_assert_cmpint(accepted, >=, SCENES);
+}
+
+/* lcp-nimble's elasticity column in closed form: Task 1 (one bounce on the
+ * ground, loss the final height) with e = 0.8 and gravity. The bounce at
+ * step n sets v'_y = −e·v_f,y (v_f = v + dt g, below the velocity cap and
+ * above the threshold: checked), and nothing else depends on e, so
+ * ∂v_N,y/∂e = −v_f,y and ∂y_N/∂e = (N − n − 1)·dt·(−v_f,y); v_N,y's central
+ * difference agrees. */
+static void test_nimble_elasticity_closed_form(void)
+{
+	backend = cl_test_backend("lcp-nimble");
+	ClScene *s = cl_test_task1();
+	s->elasticity = 0.8;
+	s->gravity = (ClVec2){0, -9.8};
+	ClParam e = {.target = CL_PARAM_ELASTICITY, .ball = -1};
+	ClRollout *r = cl_rollout_new(s, backend);
+	cl_rollout_record_params(r, true);
+	cl_rollout_run(r, NULL, NULL, true);
+	g_assert_cmpint(cl_rollout_status(r)->code, ==, CL_STATUS_OK);
+	g_assert_cmpint(cl_rollout_event_count(r), ==, 1);
+	int n = cl_rollout_events(r)[0].step, ns = cl_state_size(s);
+	double dt = s->duration / s->steps;
+	const double *states = cl_rollout_states(r);
+	double vf = states[(size_t)n * (size_t)ns + 3] + dt * s->gravity.y;
+	double after = states[(size_t)(n + 1) * (size_t)ns + 3];
+	g_test_message("bounce at step %d: v_f,y %.12g, v'_y %.12g", n, vf, after);
+	g_assert_cmpfloat(fabs(after + s->elasticity * vf), <=, 1e-12 * fabs(vf));
+	double *ds = g_new(double, ns);
+	g_assert_true(cl_rollout_param_tangent(r, &e, ds));
+	double height = (s->steps - n - 1) * dt * -vf;
+	ClGradientRow row;
+	cl_gradient_row_compute(&row, s, backend, &e, 1, CL_FD_NONE);
+	g_assert_cmpint(row.status.code, ==, CL_STATUS_OK);
+	Outcome base = run(s);
+	double h = fd_step("lcp-nimble", s, &e, s->elasticity), plus[2], minus[2];
+	g_assert_true(final_velocities_at(s, &e, s->elasticity + h, &base, plus));
+	g_assert_true(final_velocities_at(s, &e, s->elasticity - h, &base, minus));
+	double fd = (plus[1] - minus[1]) / (2.0 * h);
+	g_test_message("d v_N,y / de: tangent %.12g, closed form %.12g, central FD %.12g; d y_N / de: adjoint %.12g, "
+				   "closed form %.12g",
+				   ds[3], -vf, fd, row.cells[0].adjoint, height);
+	g_assert_cmpfloat(fabs(ds[3] + vf), <=, 1e-12 * fabs(vf));
+	g_assert_cmpfloat(fabs(row.cells[0].adjoint - height), <=, 1e-12 * fabs(height));
+	g_assert_cmpfloat(fabs(fd + vf), <=, 1e-6 * fabs(vf));
+	g_free(base.event);
+	g_free(ds);
+	cl_gradient_row_clear(&row);
+	cl_rollout_free(r);
+	cl_scene_free(s);
+}
+
 /* d loss / d elasticity of Task 1 (one bounce on the ground, loss the
  * final height) at elasticity e, with Brax's product of coefficients on
  * or off. */
@@ -712,6 +908,12 @@ int main(int argc, char **argv)
 	}
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
+	static const double frictionless = 0.0, friction = 0.3;
+	g_test_add_data_func("/param-gradients/lcp-nimble/impulse-parameters", &frictionless,
+						 test_nimble_impulse_parameters);
+	g_test_add_data_func("/param-gradients/lcp-nimble/impulse-parameters-friction", &friction,
+						 test_nimble_impulse_parameters);
+	g_test_add_func("/param-gradients/lcp-nimble/elasticity-closed-form", test_nimble_elasticity_closed_form);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
 	g_test_add_func("/param-gradients/brax-spin-parameters", test_brax_spin_parameters);

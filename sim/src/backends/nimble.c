@@ -48,6 +48,7 @@ typedef struct Contact {
 	double distance;    /* between the centres: the ball-ball normal's gradient */
 	double b_n, b_t;    /* LCP offsets */
 	double restitution; /* e when the contact bounced, else 0 (bounce diagonal − 1) */
+	double restitution_rate; /* ∂b_n/∂e: the approach speed while the target bounces below its cap, else 0 */
 	double x_n, x_t;    /* impulses */
 	double bound_t;     /* friction box ±μ x_n */
 	double cfm;         /* diagonal regularisation its group's LCP needed (0: none) */
@@ -236,12 +237,15 @@ static double column_product(const Contact *c, const double *dc, const Contact *
 static void offsets(Contact *c, const double *v_f, double e, bool friction, const double *params)
 {
 	c->b_n = -column_dot(c, c->n, v_f);
-	c->restitution = 0.0;
+	c->restitution = c->restitution_rate = 0.0;
 	if (e > RESTITUTION_THRESHOLD) {
 		double bounce = e * c->b_n;
 		if (bounce > params[PARAM_BOUNCE_THRESHOLD]) {
-			if (bounce > params[PARAM_MAX_BOUNCE_VELOCITY])
+			c->restitution_rate = c->b_n;
+			if (bounce > params[PARAM_MAX_BOUNCE_VELOCITY]) {
 				bounce = params[PARAM_MAX_BOUNCE_VELOCITY];
+				c->restitution_rate = 0.0;
+			}
 			c->b_n += bounce;
 			c->restitution = e;
 		}
@@ -493,21 +497,115 @@ static double dot_strided(const double *a, int stride_a, const double *b, int st
 	return s;
 }
 
-/* Blocks of a ball that no clamping contact touches: p' = p + dt v, v' = v + dt u/m. */
-static void record_free(ClTape *tape, int ball, double dt, double inverse_mass)
+/* A ball's pre-step velocity v and acceleration u/m + g (the rates of p and
+ * v_f in dt), from the step's (float32-rounded) inputs. */
+static void rates(const ClStepContext *ctx, const double *s, const double *u, int ball, double *v, double *a)
 {
+	const ClScene *scene = ctx->scene;
+	double m = scene->balls[ball].mass;
+	v[0] = s[CL_BALL_STATE * ball + 2];
+	v[1] = s[CL_BALL_STATE * ball + 3];
+	a[0] = (u[2 * ball] + m * scene->gravity.x) / m;
+	a[1] = (u[2 * ball + 1] + m * scene->gravity.y) / m;
+}
+
+/* Blocks of a ball that no clamping contact touches: p' = p + dt v, v' = v + dt u/m;
+ * the duration T = N dt moves them by (v, u/m + g)/N. */
+static void record_free(ClStepContext *ctx, int ball, const double *s, const double *u, double inverse_mass)
+{
+	ClTape *tape = ctx->tape;
 	double *a = cl_tape_a_identity(tape, ball);
-	a[CL_A(0, 2)] = a[CL_A(1, 3)] = dt;
+	a[CL_A(0, 2)] = a[CL_A(1, 3)] = ctx->dt;
 	double *b = cl_tape_b(tape, ball, ball);
-	b[4] = b[7] = dt * inverse_mass;
+	b[4] = b[7] = ctx->dt * inverse_mass;
+	if (tape->record_params) {
+		double *c = cl_tape_c(tape, ball, CL_PHYS_DURATION);
+		rates(ctx, s, u, ball, c, c + 2);
+		for (int k = 0; k < CL_BALL_STATE; k++)
+			c[k] /= ctx->scene->steps;
+	}
+}
+
+/* A group's parameter columns in Nimble's convention: the duration moves
+ * the positions by X v/N (its position rows: dt v through the bounce
+ * approximation) and the velocities by VV (u/m + g)/N (v_f's rate through the
+ * frozen LCP). */
+static void record_group_params(ClStepContext *ctx, const double *s, const double *u, const int *balls, int k,
+								const double *X, const double *VV)
+{
+	int n = 2 * k;
+	double v[2], a[2];
+	for (int bi = 0; bi < k; bi++) {
+		double *c = cl_tape_c(ctx->tape, balls[bi], CL_PHYS_DURATION);
+		for (int r = 0; r < 2; r++) {
+			int row = 2 * bi + r;
+			for (int bj = 0; bj < k; bj++) {
+				rates(ctx, s, u, balls[bj], v, a);
+				for (int q = 0; q < 2; q++) {
+					c[r] += X[row * n + 2 * bj + q] * v[q];
+					c[2 + r] += VV[row * n + 2 * bj + q] * a[q];
+				}
+			}
+		}
+		for (int r = 0; r < CL_BALL_STATE; r++)
+			c[r] /= ctx->scene->steps;
+	}
+}
+
+/* Ball bi's velocity rows of a parameter column dv (group dofs), when nonzero. */
+static void record_velocity_column(ClTape *tape, int ball, int bi, int param, const double *dv)
+{
+	if (dv[2 * bi] == 0.0 && dv[2 * bi + 1] == 0.0)
+		return;
+	double *c = cl_tape_c(tape, ball, param);
+	c[2] = dv[2 * bi];
+	c[3] = dv[2 * bi + 1];
+}
+
+/* The impulse's parameters on the frozen active set, v' = v_f + M⁻¹ Ã f with
+ * Q f = b_c, Q = A_cᵀ M⁻¹ Ã (+ CFM): the elasticity through the restitution
+ * target, δb_c = (approach speed) δe, so δf = Q⁺ δb_c; a mass m_j through
+ * its inverse w_j, δM⁻¹ = D_j δw_j (D_j: ball j's dofs), so δf = −Q⁺ A_cᵀ D_j Ã f
+ * and δv' = (D_j Ã f + M⁻¹ Ã δf) δw_j, δw_j = −w_j² δm_j. Positions move with
+ * neither (p' = p + dt v, and Nimble's X has no parameter). work: 3n + 2kc. */
+static void record_impulse_params(ClTape *tape, const int *balls, int k, const Row *ordered, int kc, const double *Ac,
+								  const double *At, const double *Qp, const double *fc, const double *minv,
+								  double *work)
+{
+	int n = 2 * k;
+	double *y = work, *dv = work + n, *r = work + 2 * n, *df = work + 2 * n + kc;
+	for (int i = 0; i < n; i++)
+		y[i] = dot_strided(At + i * kc, 1, fc, 1, kc);
+	for (int param = -1; param < k; param++) {
+		/* param −1: the elasticity; else the mass of group ball `param` */
+		for (int c = 0; c < kc; c++) {
+			if (param < 0)
+				r[c] = ordered[c].tangent ? 0.0 : ordered[c].contact->restitution_rate;
+			else
+				r[c] = -(Ac[2 * param * kc + c] * y[2 * param] + Ac[(2 * param + 1) * kc + c] * y[2 * param + 1]);
+		}
+		for (int c = 0; c < kc; c++)
+			df[c] = dot_strided(Qp + c * kc, 1, r, 1, kc);
+		for (int i = 0; i < n; i++) {
+			dv[i] = minv[i] * dot_strided(At + i * kc, 1, df, 1, kc);
+			if (param >= 0 && i / 2 == param)
+				dv[i] += y[i];
+		}
+		if (param >= 0)
+			for (int i = 0; i < n; i++)
+				dv[i] *= -minv[2 * param] * minv[2 * param];
+		for (int bi = 0; bi < k; bi++)
+			record_velocity_column(tape, balls[bi], bi, param < 0 ? CL_PHYS_ELASTICITY : cl_phys_mass(balls[param]),
+								   dv);
+	}
 }
 
 /* Nimble's Jacobians for one group with clamping rows, in group dofs:
  *   PP = X, VP = dt X, VV = I + M⁻¹Ã dF/dv, FV = VV dt M⁻¹, PV through dA/dp,
  * with Ã = A_c + A_ub E, Q = A_cᵀ M⁻¹ Ã, dF/dv = −Q⁺ diag(1+e) A_cᵀ.
  * False when out of memory. */
-static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, int k, const int *contacts, int count,
-						 bool friction, double mu)
+static bool record_group(ClStepContext *ctx, Workspace *ws, const double *s, const double *u, const int *balls, int k,
+						 const int *contacts, int count, bool friction, double mu)
 {
 	double dt = ctx->dt;
 	int n = 2 * k, total = friction ? 2 * count : count;
@@ -539,11 +637,11 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	}
 	if (kc == 0) {
 		for (int i = 0; i < k; i++)
-			record_free(ctx->tape, balls[i], dt, ws->inverse_mass[balls[i]]);
+			record_free(ctx, balls[i], s, u, ws->inverse_mass[balls[i]]);
 		return true;
 	}
 	int kmax = kc > kb ? kc : kb;
-	double *cursor = scratch(ws, 3 * n * n + 6 * n * kc + 2 * kc * kc + 4 * kmax * kmax + 2 * n + 5 * kmax);
+	double *cursor = scratch(ws, 3 * n * n + 6 * n * kc + 2 * kc * kc + 4 * kmax * kmax + 5 * n + 5 * kmax + 2 * kc);
 	if (!cursor)
 		return false;
 	double *X = take(&cursor, n * n), *VV = take(&cursor, n * n), *PV = take(&cursor, n * n);
@@ -553,7 +651,7 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 	double *G = take(&cursor, kmax * kmax), *Gp = take(&cursor, kmax * kmax);
 	double *minv = take(&cursor, n), *vf = take(&cursor, n);
 	double *fq = take(&cursor, kmax), *df = take(&cursor, kmax), *rhs = take(&cursor, kmax);
-	double *fc = take(&cursor, kmax), *coefficient = take(&cursor, kmax);
+	double *fc = take(&cursor, kmax), *coefficient = take(&cursor, kmax), *param_work = take(&cursor, 3 * n + 2 * kc);
 	for (int i = 0; i < k; i++) {
 		minv[2 * i] = minv[2 * i + 1] = ws->inverse_mass[balls[i]];
 		vf[2 * i] = ws->v_f[2 * balls[i]];
@@ -648,6 +746,11 @@ static bool record_group(ClStepContext *ctx, Workspace *ws, const int *balls, in
 			for (int j = 0; j < n; j++)
 				for (int p = 0; p < kb; p++)
 					X[i * n + j] -= coefficient[p] * Ac[i * kc + bouncing[p]] * Ac[j * kc + bouncing[p]];
+	}
+
+	if (ctx->tape->record_params) {
+		record_group_params(ctx, s, u, balls, k, X, VV);
+		record_impulse_params(ctx->tape, balls, k, ordered, kc, Ac, At, Qp, fc, minv, param_work);
 	}
 
 	for (int bi = 0; bi < k; bi++) {
@@ -768,8 +871,8 @@ static void nimble_step(ClStepContext *ctx, const double *s_in, const double *u_
 			continue;
 		int contacts = ws->contact_first[g], count = ws->contact_first[g + 1] - contacts;
 		if (count == 0)
-			record_free(ctx->tape, g, dt, ws->inverse_mass[g]);
-		else if (!record_group(ctx, ws, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu)) {
+			record_free(ctx, g, s, u, ws->inverse_mass[g]);
+		else if (!record_group(ctx, ws, s, u, ws->group_ball + first, k, ws->group_contact + contacts, count, friction, mu)) {
 			cl_step_out_of_memory(ctx, "the LCP Jacobian's workspace");
 			return;
 		}
@@ -830,10 +933,17 @@ const ClBackend cl_backend_lcp_nimble = {
 				   "resting contact (Zeno) turns plastic once e (approach speed) < 0.1 m/s, and the ball rests "
 				   "about one step's travel inside the surface (2.9 mm for a 5 cm drop with e = 0.5, dt = 0.01); "
 				   "a ball starting in contact (at t = 0) is found like any other contact. "
-				   "Physical parameters: only gravity has an adjoint, dL/dg = sum_i m_i dL/du_i (g enters only "
-				   "through u/m + g, as Nimble's Jacobian has it), which is FD of the forward map in free flight "
-				   "but not through contacts (the rows above). Elasticity, friction, duration, radius, mass and "
-				   "walls have none yet.",
+				   "Physical parameters, in Nimble's Jacobian convention (FD of the forward map in free flight, "
+				   "not through contacts, as the rows above): gravity, dL/dg = sum_i m_i dL/du_i (g enters only "
+				   "through u/m + g); the duration T = N dt, whose step columns are (X v, VV (u/m + g))/N, the "
+				   "position rows through the bounce approximation X and the velocity rows through the frozen "
+				   "LCP; the masses, through u/m and through the impulse on the frozen active set (v' = v_f + "
+				   "M^-1 A f, Q f = b: dM^-1 moves both; 0 for a lone ball on a wall, whose velocity change is "
+				   "mass-free); the elasticity through the restitution target, db_n/de = the approach speed "
+				   "(0 once capped or below the threshold), into the velocities by the frozen LCP (positions: "
+				   "p' = p + dt v does not move, nor does X). Mass and elasticity move nothing before an "
+				   "impact, so without gravity and controls their velocity derivatives are the map's (checked "
+				   "against FD). Friction, radius and walls have none yet.",
 		.params = lcp_nimble_params,
 		.param_count = PARAM_COUNT,
 	},
@@ -841,8 +951,10 @@ const ClBackend cl_backend_lcp_nimble = {
 	.destroy = nimble_destroy,
 	.step = nimble_step,
 	.tape_blocks_per_ball = true,
-	/* gravity only, through accel_form (v_f = v + dt·(u/m + g)); the other
-	 * parameters need C columns in record_group, not written yet */
-	.param_adjoints = 1u << CL_PARAM_GRAVITY,
+	/* gravity and the masses' part in u/m through accel_form (v_f = v +
+	 * dt·(u/m + g)); the duration, the masses in the impulses and the
+	 * elasticity through C columns (record_free, record_group_params,
+	 * record_impulse_params) */
+	.param_adjoints = 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION | 1u << CL_PARAM_MASS | 1u << CL_PARAM_ELASTICITY,
 	.accel_form = true,
 };
