@@ -3,7 +3,9 @@
  * does, without Jacobians), drawn by the canvas's drawing function onto a
  * 1000 × 600 Cairo image surface as the canvas draws it: fitted with the
  * canvas's margin, editing handles on, the time cursor half-way. Prints the
- * best and the median of N frames in ms.
+ * best and the median of N frames in ms: full frames (what an export and
+ * the first frame after any change draw) and playback frames (the time
+ * moves on; the layer under the balls is kept).
  *
  *   bench-canvas [--frames N]
  */
@@ -58,6 +60,21 @@ static void full_frame(cairo_t *cr, const ClSceneRenderInput *in, gpointer data)
 {
 	(void)data;
 	cl_scene_render(cr, in);
+}
+
+/* A playback frame: the time moves on, the under layer is kept. */
+typedef struct {
+	ClSceneLayer *layer;
+	ClSceneRenderInput in;
+	int frame;
+} Playback;
+
+static void playback_frame(cairo_t *cr, const ClSceneRenderInput *in, gpointer data)
+{
+	Playback *p = data;
+	p->in = *in;
+	p->in.time = in->time + 0.01 * p->frame++;
+	cl_scene_layer_render(p->layer, cr, &p->in, 1.0, 1);
 }
 
 int main(int argc, char **argv)
@@ -118,6 +135,12 @@ int main(int argc, char **argv)
 		printf("load average: %.2f on %ld cores\n", load[0], sysconf(_SC_NPROCESSORS_ONLN));
 	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
 	time_frames("full frame (cl_scene_render)", surface, &in, frames, full_frame, NULL);
+	Playback playback = {.layer = cl_scene_layer_new()};
+	cairo_t *cr = cairo_create(surface);
+	cl_scene_layer_render(playback.layer, cr, &in, 1.0, 1); /* the frame that draws the layer */
+	cairo_destroy(cr);
+	time_frames("playback frame (cl_scene_layer_render)", surface, &in, frames, playback_frame, &playback);
+	cl_scene_layer_free(playback.layer);
 
 	cairo_surface_destroy(surface);
 	g_free(visible);
