@@ -588,6 +588,7 @@ static void cl_scene_canvas_root(GtkWidget *widget)
 	self->doc = cl_workbench_get_document(self->workbench);
 	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
 	self->fitted = FALSE;
+	self->revision++; /* another document, maybe */
 }
 
 static void cl_scene_canvas_unroot(GtkWidget *widget)
