@@ -690,10 +690,94 @@ static void test_smoothing_view_data(void)
 	cl_scene_free(scene);
 }
 
+/* The canvas's playback frames: the kept layer under the balls plus the
+ * balls drawn over it give the pixels of a whole frame drawn afresh, after
+ * the time moves on and after each thing that keys the layer changes. */
+static cairo_surface_t *frame(const ClSceneRenderInput *in, double pixels, ClSceneLayer *layer)
+{
+	int w = (int)ceil(in->view->width * pixels), h = (int)ceil(in->view->height * pixels);
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_surface_set_device_scale(surface, pixels, pixels);
+	cairo_t *cr = cairo_create(surface);
+	if (layer)
+		cl_scene_layer_render(layer, cr, in, pixels, 7);
+	else
+		cl_scene_render(cr, in);
+	cairo_destroy(cr);
+	return surface;
+}
+
+static void test_playback_layer_matches_full_frame(void)
+{
+	g_autoptr(GError) error = NULL;
+	ClScene *scene = cl_preset_load("task3-two-balls", &error);
+	g_assert_no_error(error);
+	int backends[] = {cl_backend_find("exact"), cl_backend_find("impulse"), cl_backend_find("pbd-brax")};
+	ClRunData *data = cl_run_data_new(scene, backends, 3, NULL, 0);
+	for (int k = 0; k < 3; k++)
+		cl_run_data_compute_backend(data, scene, k);
+	gboolean *visible = g_new0(gboolean, (gsize)cl_backend_count()), *hidden = g_new0(gboolean, (gsize)cl_backend_count());
+	for (int k = 0; k < 3; k++)
+		visible[backends[k]] = TRUE;
+	ClView view = {.scale = 120, .width = 240, .height = 160};
+	cl_view_fit_scene(&view, scene, scene, data, visible, 24);
+	ClSceneRenderInput in = {.scene = scene, .result_scene = scene, .result = data, .view = &view,
+							 .time = 0, .trail = 0.15, .selection = {CL_PICK_NONE, -1},
+							 .hover = {CL_PICK_NONE, -1}, .backend_visible = visible, .backend_hidden = hidden,
+							 .handles = TRUE};
+	ClSceneLayer *layer = cl_scene_layer_new();
+	double pixels = 1;
+	for (int change = 0; change < 8; change++) {
+		double before = in.time;
+		switch (change) {
+		case 1: /* playback begins: the authored balls turn ghosts */
+			in.time = 0.6 * scene->duration;
+			break;
+		case 2:
+			cl_view_pan(&view, 13, -7);
+			break;
+		case 3:
+			visible[backends[1]] = FALSE, hidden[backends[1]] = TRUE;
+			break;
+		case 4:
+			in.hover = (ClPick){CL_PICK_BALL, 0};
+			break;
+		case 5:
+			in.dark = TRUE;
+			break;
+		case 6: /* a HiDPI screen */
+			pixels = 2;
+			break;
+		case 7: /* playback moves on: the layer is kept */
+			in.time = 0.9 * scene->duration;
+			break;
+		}
+		cairo_surface_t *full = frame(&in, pixels, NULL), *cached = frame(&in, pixels, layer);
+		cairo_surface_flush(full), cairo_surface_flush(cached);
+		g_assert_true(same_pixels(full, cached));
+		if (change == 1) { /* the balls did move: the frames compared differ from the last */
+			double now = in.time;
+			in.time = before;
+			cairo_surface_t *earlier = frame(&in, pixels, NULL);
+			in.time = now;
+			g_assert_false(same_pixels(full, earlier));
+			cairo_surface_destroy(earlier);
+		}
+		cairo_surface_destroy(full);
+		cairo_surface_destroy(cached);
+	}
+	cl_scene_layer_free(layer);
+	g_free(visible);
+	g_free(hidden);
+	cl_run_data_unref(data);
+	cl_scene_free(scene);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	tmp_dir = g_dir_make_tmp("test-figures-XXXXXX", NULL);
+	g_test_add_func("/figures/playback-layer-matches-full-frame", test_playback_layer_matches_full_frame);
 	g_test_add_func("/figures/every-backend-has-a-style", test_every_backend_has_a_style);
 	g_test_add_func("/figures/legible-in-both-themes", test_legible_in_both_themes);
 	g_test_add_func("/figures/smoothing-view-data", test_smoothing_view_data);

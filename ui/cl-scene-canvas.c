@@ -18,6 +18,10 @@ struct _ClSceneCanvas {
 	gboolean fitted;      /* the first frame has framed the scene */
 	gboolean fit_pending; /* frame a newly loaded scene again when its trajectories arrive */
 	ClPick hover;
+	/* playback frames redraw only the balls over this layer; any change of
+	 * the document bumps the revision that keys it */
+	ClSceneLayer *layer;
+	guint64 revision;
 
 	/* the drag in progress */
 	ClPick dragging;
@@ -107,7 +111,10 @@ static void render(ClSceneCanvas *self, cairo_t *cr, double width, double height
 	cairo_save(cr);
 	cairo_scale(cr, s, s);
 	ClSceneRenderInput in = render_input(self, &view, handles);
-	cl_scene_render(cr, &in);
+	if (handles)
+		cl_scene_layer_render(self->layer, cr, &in, s * gtk_widget_get_scale_factor(GTK_WIDGET(self)), self->revision);
+	else
+		cl_scene_render(cr, &in);
 	if (handles && self->drawing_wall) {
 		ClVec2 point, normal;
 		if (cl_wall_from_drag(self->wall_from, self->wall_to, self->wall_flipped, &point, &normal))
@@ -158,6 +165,7 @@ static void cl_scene_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 static void document_changed(ClDocument *doc, guint what, ClSceneCanvas *self)
 {
 	(void)doc;
+	self->revision++;
 	if (what & CL_DOCUMENT_REPLACED) {
 		self->hover = (ClPick){CL_PICK_NONE, -1};
 		cl_scene_canvas_zoom_fit(self);
@@ -580,6 +588,7 @@ static void cl_scene_canvas_root(GtkWidget *widget)
 	self->doc = cl_workbench_get_document(self->workbench);
 	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
 	self->fitted = FALSE;
+	self->revision++; /* another document, maybe */
 }
 
 static void cl_scene_canvas_unroot(GtkWidget *widget)
@@ -605,6 +614,7 @@ static void cl_scene_canvas_size_allocate(GtkWidget *widget, int width, int heig
 
 static void cl_scene_canvas_finalize(GObject *object)
 {
+	cl_scene_layer_free(CL_SCENE_CANVAS(object)->layer);
 	g_free(CL_SCENE_CANVAS(object)->visible);
 	g_free(CL_SCENE_CANVAS(object)->hidden);
 	G_OBJECT_CLASS(cl_scene_canvas_parent_class)->finalize(object);
@@ -635,6 +645,7 @@ static void cl_scene_canvas_init(ClSceneCanvas *self)
 	GtkWidget *widget = GTK_WIDGET(self);
 	self->view = (ClView){.center_x = 0, .center_y = 0, .scale = 120, .width = 400, .height = 300};
 	self->hover = self->dragging = (ClPick){CL_PICK_NONE, -1};
+	self->layer = cl_scene_layer_new();
 	self->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	self->hidden = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
 	gtk_widget_set_focusable(widget, TRUE);

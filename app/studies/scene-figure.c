@@ -354,14 +354,23 @@ static void trajectory_path(Ctx *c, const ClRunBackend *r, int ball, int from, i
 {
 	const ClScene *scene = c->in->result_scene;
 	int ns = cl_state_size(scene);
+	/* on screen, points closer than half a pixel to the last one drawn are
+	 * left out (a resting ball's two thousand): the same picture, a tenth
+	 * of the work; exports draw every point */
+	double skip = c->in->handles ? 0.5 : 0.0;
+	int last = MIN(to, r->steps_done);
 	gboolean pen = FALSE;
-	for (int n = from; n <= to && n <= r->steps_done; n++) {
+	ClVec2 drawn = {0, 0};
+	for (int n = from; n <= last; n++) {
 		const double *s = r->states + (gsize)n * (gsize)ns + CL_BALL_STATE * ball;
 		if (!isfinite(s[0]) || !isfinite(s[1]) || fabs(s[0]) > 1e6 || fabs(s[1]) > 1e6) {
 			pen = FALSE;
 			continue;
 		}
 		ClVec2 p = screen(c, (ClVec2){s[0], s[1]});
+		if (pen && n < last && fabs(p.x - drawn.x) < skip && fabs(p.y - drawn.y) < skip)
+			continue;
+		drawn = p;
 		if (pen)
 			cairo_line_to(c->cr, p.x, p.y);
 		else
@@ -720,41 +729,166 @@ static void theme_color(ClPlotColor background, ClPlotColor base, double rgb[3],
 	g_snprintf(hex, 8, "#%02x%02x%02x", (int)lround(c.r * 255), (int)lround(c.g * 255), (int)lround(c.b * 255));
 }
 
-void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
+static void ctx_begin(Ctx *c, cairo_t *cr, const ClSceneRenderInput *in)
 {
-	Ctx c = {.cr = cr, .in = in, .view = in->view};
+	*c = (Ctx){.cr = cr, .in = in, .view = in->view};
 	ClPlotThemeKind theme = in->dark ? CL_PLOT_THEME_DARK : CL_PLOT_THEME_LIGHT;
 	ClPlotColor background = cl_theme_background(theme);
 	double fg = in->dark ? 0.92 : 0.1, muted = in->dark ? 0.35 : 0.82;
-	c.fg[0] = c.fg[1] = c.fg[2] = fg;
-	c.bg[0] = background.r, c.bg[1] = background.g, c.bg[2] = background.b;
-	c.muted[0] = c.muted[1] = c.muted[2] = muted;
+	c->fg[0] = c->fg[1] = c->fg[2] = fg;
+	c->bg[0] = background.r, c->bg[1] = background.g, c->bg[2] = background.b;
+	c->muted[0] = c->muted[1] = c->muted[2] = muted;
 	static const ClPlotColor arrow = {0.10, 0.37, 0.71, 1}, target = {0.75, 0.11, 0.16, 1};
-	theme_color(background, arrow, c.arrow, c.arrow_hex);
-	theme_color(background, target, c.target, c.target_hex);
-	c.layout = pango_cairo_create_layout(cr);
+	theme_color(background, arrow, c->arrow, c->arrow_hex);
+	theme_color(background, target, c->target, c->target_hex);
+	c->layout = pango_cairo_create_layout(cr);
 	PangoFontDescription *font = pango_font_description_from_string("Sans 10");
-	pango_layout_set_font_description(c.layout, font);
+	pango_layout_set_font_description(c->layout, font);
 	pango_font_description_free(font);
-
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, 0, in->view->width, in->view->height);
 	cairo_clip(cr);
+}
+
+static void ctx_end(Ctx *c)
+{
+	cairo_restore(c->cr);
+	g_object_unref(c->layout);
+}
+
+static gboolean has_trajectories(const ClSceneRenderInput *in)
+{
+	return in->result && in->result_scene->ball_count == in->scene->ball_count;
+}
+
+void cl_scene_render_under(cairo_t *cr, const ClSceneRenderInput *in)
+{
+	Ctx c;
+	ctx_begin(&c, cr, in);
 	set_rgb(cr, c.bg, 1);
 	cairo_paint(cr);
 	draw_grid(&c);
 	draw_walls(&c);
-	if (in->result && in->result_scene->ball_count == in->scene->ball_count)
+	if (has_trajectories(in))
 		draw_trajectories(&c);
 	draw_targets(&c);
 	draw_balls(&c);
-	if (in->result && in->result_scene->ball_count == in->scene->ball_count)
+	ctx_end(&c);
+}
+
+void cl_scene_render_over(cairo_t *cr, const ClSceneRenderInput *in)
+{
+	Ctx c;
+	ctx_begin(&c, cr, in);
+	if (has_trajectories(in))
 		draw_playback(&c);
 	if (in->result && !in->in_figure)
 		draw_legend(&c);
 	draw_scale_bar(&c);
+	ctx_end(&c);
+}
+
+void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in)
+{
+	cl_scene_render_under(cr, in);
+	cl_scene_render_over(cr, in);
+}
+
+/* What the under layer was drawn from; time is left out but for whether
+ * the authored balls are ghosts. */
+typedef struct {
+	guint64 revision;
+	double pixels;
+	ClView view;
+	const ClScene *scene, *result_scene;
+	ClRunData *result;
+	gboolean stale, dark, handles, in_figure, ghost;
+	ClPick selection, hover;
+} LayerKey;
+
+struct ClSceneLayer {
+	cairo_surface_t *surface;
+	LayerKey key;
+	gboolean *visible, *hidden; /* cl_backend_count() entries each */
+};
+
+ClSceneLayer *cl_scene_layer_new(void)
+{
+	ClSceneLayer *layer = g_new0(ClSceneLayer, 1);
+	layer->visible = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
+	layer->hidden = g_new0(gboolean, (gsize)MAX(cl_backend_count(), 1));
+	return layer;
+}
+
+void cl_scene_layer_free(ClSceneLayer *layer)
+{
+	if (!layer)
+		return;
+	g_clear_pointer(&layer->surface, cairo_surface_destroy);
+	g_free(layer->visible);
+	g_free(layer->hidden);
+	g_free(layer);
+}
+
+static gboolean same_view(const ClView *a, const ClView *b)
+{
+	return a->center_x == b->center_x && a->center_y == b->center_y && a->scale == b->scale &&
+		   a->width == b->width && a->height == b->height;
+}
+
+static gboolean same_key(const LayerKey *a, const LayerKey *b)
+{
+	return a->revision == b->revision && a->pixels == b->pixels && same_view(&a->view, &b->view) &&
+		   a->scene == b->scene && a->result_scene == b->result_scene && a->result == b->result &&
+		   a->stale == b->stale && a->dark == b->dark && a->handles == b->handles && a->in_figure == b->in_figure &&
+		   a->ghost == b->ghost && a->selection.kind == b->selection.kind && a->selection.index == b->selection.index &&
+		   a->hover.kind == b->hover.kind && a->hover.index == b->hover.index;
+}
+
+static gboolean same_flags(const gboolean *kept, const gboolean *flags)
+{
+	for (int b = 0; b < cl_backend_count(); b++)
+		if (kept[b] != (flags && flags[b]))
+			return FALSE;
+	return TRUE;
+}
+
+static void keep_flags(gboolean *kept, const gboolean *flags)
+{
+	for (int b = 0; b < cl_backend_count(); b++)
+		kept[b] = flags && flags[b];
+}
+
+void cl_scene_layer_render(ClSceneLayer *layer, cairo_t *cr, const ClSceneRenderInput *in, double pixels,
+						   guint64 revision)
+{
+	LayerKey key = {
+		.revision = revision, .pixels = pixels, .view = *in->view, .scene = in->scene,
+		.result_scene = in->result_scene, .result = in->result, .stale = in->result_stale, .dark = in->dark,
+		.handles = in->handles, .in_figure = in->in_figure, .ghost = in->result && in->time > 0,
+		.selection = in->selection, .hover = in->hover,
+	};
+	if (!layer->surface || !same_key(&layer->key, &key) || !same_flags(layer->visible, in->backend_visible) ||
+		!same_flags(layer->hidden, in->backend_hidden)) {
+		g_clear_pointer(&layer->surface, cairo_surface_destroy);
+		int w = (int)ceil(in->view->width * pixels), h = (int)ceil(in->view->height * pixels);
+		layer->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, MAX(w, 1), MAX(h, 1));
+		cairo_surface_set_device_scale(layer->surface, pixels, pixels);
+		cairo_t *under = cairo_create(layer->surface);
+		cl_scene_render_under(under, in);
+		cairo_destroy(under);
+		cairo_surface_flush(layer->surface);
+		layer->key = key;
+		keep_flags(layer->visible, in->backend_visible);
+		keep_flags(layer->hidden, in->backend_hidden);
+	}
+	cairo_save(cr);
+	cairo_rectangle(cr, 0, 0, in->view->width, in->view->height);
+	cairo_clip(cr);
+	cairo_set_source_surface(cr, layer->surface, 0, 0);
+	cairo_paint(cr);
 	cairo_restore(cr);
-	g_object_unref(c.layout);
+	cl_scene_render_over(cr, in);
 }
 
 void cl_scene_draw_wall_preview(cairo_t *cr, const ClSceneRenderInput *in, ClVec2 from, ClVec2 to, ClVec2 normal,

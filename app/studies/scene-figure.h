@@ -85,6 +85,24 @@ typedef struct ClSceneRenderInput {
 } ClSceneRenderInput;
 
 void cl_scene_render(cairo_t *cr, const ClSceneRenderInput *in);
+/* cl_scene_render in two layers: under, what stays while playback runs
+ * (grid, walls, whole trajectories, targets, the authored balls), and
+ * over, what moves with the time (the balls and trails at that time, the
+ * legend and scale bar above them). */
+void cl_scene_render_under(cairo_t *cr, const ClSceneRenderInput *in);
+void cl_scene_render_over(cairo_t *cr, const ClSceneRenderInput *in);
+
+/* The canvas's playback frames: the under layer kept as an image of
+ * pixels device pixels a unit, drawn again only when what it shows changes
+ * (revision, which the caller bumps on any change of the scene or the
+ * results, the view, the size, the theme, selection, hover, the backends
+ * shown, whether playback has begun); then the over layer on top. Exports
+ * draw with cl_scene_render, all vector. */
+typedef struct ClSceneLayer ClSceneLayer;
+ClSceneLayer *cl_scene_layer_new(void);
+void cl_scene_layer_free(ClSceneLayer *layer);
+void cl_scene_layer_render(ClSceneLayer *layer, cairo_t *cr, const ClSceneRenderInput *in, double pixels,
+						   guint64 revision);
 /* A wall being drawn from → to (world), its free side along normal, over
  * what cl_scene_render drew: in the warning colour when it is refused. */
 void cl_scene_draw_wall_preview(cairo_t *cr, const ClSceneRenderInput *in, ClVec2 from, ClVec2 to, ClVec2 normal,
