@@ -267,6 +267,11 @@ static double fd_step(const char *backend_id, const ClScene *s, const ClParam *p
  * (C/(C + 1e-6)) bend the map within them (seed 40's wall angle). */
 static double fd_tolerance(const char *backend_id)
 {
+	/* ncp-dojo's gradient is the IFT with Dojo's REG = 1e-10 in the Newton
+	 * matrix, which moves a far contact's weight (γ + REG)/(s + REG) by
+	 * REG/γ ~ 1e-6 (γ ~ κ/d at κ = 1e-4) off the relaxed map's own derivative */
+	if (strcmp(backend_id, "ncp-dojo") == 0)
+		return 1e-5;
 	return strcmp(backend_id, "pbd-brax") == 0 ? 1e-4 : 1e-6;
 }
 
@@ -323,10 +328,13 @@ static void check_family(ClScene *(*make)(unsigned), const Case *test, int *wall
 		ClParam *params = cl_scene_params_new(
 			s, CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS | CL_PARAMS_BACKENDS, -1, &count);
 		/* of the backends' own parameters, those this backend differentiates
-		 * (a threshold such as exact's resting_speed has no derivative) */
+		 * (a threshold such as exact's resting_speed has no derivative);
+		 * not the friction of a case run without (no friction below 0, and
+		 * ncp-dojo has none above) */
 		int kept = 0;
 		for (int k = 0; k < count; k++)
-			if (params[k].target != CL_PARAM_BACKEND || cl_backend_has_param_adjoint(backend, &params[k]))
+			if ((params[k].target != CL_PARAM_BACKEND || cl_backend_has_param_adjoint(backend, &params[k])) &&
+				!(params[k].target == CL_PARAM_FRICTION && test->friction == 0.0))
 				params[kept++] = params[k];
 		count = kept;
 		/* at its declared bound a parameter has only a one-sided difference
@@ -697,6 +705,12 @@ int main(int argc, char **argv)
 	};
 	static const Case pbd_warp = {"pbd-warp", -1, false};
 	static const Case nimble = {"lcp-nimble", -1, false};
+	/* frictionless (Dojo's cone is not implemented: unsupported), the
+	 * default fixed-κ solve (a smooth map) and the full gradient. Pair
+	 * scenes only: on the random boxes (three balls, four walls) its state
+	 * columns already differ from central FD by up to 1e-2 (seed 28),
+	 * with REG = 0 too, not yet understood */
+	static const Case dojo = {"ncp-dojo", 0.0, false};
 	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
 		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", cases[k].id);
 		g_test_add_data_func(path, &cases[k], test_random_scenes);
@@ -712,6 +726,7 @@ int main(int argc, char **argv)
 	}
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
+	g_test_add_data_func("/param-gradients/ncp-dojo/pair-scenes", &dojo, test_pair_scenes);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
 	g_test_add_func("/param-gradients/brax-spin-parameters", test_brax_spin_parameters);

@@ -721,6 +721,9 @@ const ClBackend cl_backend_ncp_dojo = {
 	.step = dojo_step,
 	.tape_blocks_per_ball = true,
 	.tape_dense = true,
+	/* R_v holds the controls and gravity only as dt·m·(g + u/m) */
+	.param_adjoints = 1u << CL_PARAM_GRAVITY,
+	.accel_form = true,
 	.workspace_bytes = dojo_workspace_bytes,
 	.can_run = dojo_can_run,
 };
