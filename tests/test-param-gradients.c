@@ -685,6 +685,48 @@ static void test_brax_spin_parameters(void)
 	}
 }
 
+/* ncp-dojo's physical-parameter rows with gradient full and as-coded: on
+ * Task 2 (one ball, walls only) the same, for Dojo's omissions concern ball
+ * pairs only; on a pair scene the duration's differs (the child ball's rows
+ * of a pair normal's turn, and Dojo's matrix without the cross blocks). */
+static void test_dojo_as_coded(void)
+{
+	int id = cl_test_backend("ncp-dojo");
+	for (int pairs = 0; pairs < 2; pairs++) {
+		ClScene *s = pairs ? pair_scene(2) : cl_test_task2(0.0);
+		s->friction = 0.0;
+		int count;
+		ClParam *params = cl_scene_params_new(s, CL_PARAMS_BALL_PHYSICS | CL_PARAMS_GLOBAL | CL_PARAMS_WALLS, -1, &count);
+		double *full = g_new(double, count);
+		for (int coded = 0; coded < 2; coded++) {
+			g_assert_true(cl_scene_set_backend_param(s, id, "gradient", coded, NULL, 0));
+			ClGradientRow row;
+			cl_gradient_row_compute(&row, s, id, params, count, CL_FD_NONE);
+			g_assert_cmpint(row.status.code, ==, CL_STATUS_OK);
+			for (int k = 0; k < count; k++) {
+				double a = row.cells[k].adjoint;
+				if (!coded) {
+					full[k] = a;
+					continue;
+				}
+				char name[CL_NAME_MAX];
+				cl_param_name(s, &params[k], name, sizeof name);
+				bool same = a == full[k] || (isnan(a) && isnan(full[k]));
+				if (!pairs && !same)
+					g_test_fail_printf("%s %s: as-coded %.15g, full %.15g", s->name, name, a, full[k]);
+				if (pairs && params[k].target == CL_PARAM_DURATION) {
+					g_test_message("%s %s: as-coded %.9g, full %.9g", s->name, name, a, full[k]);
+					g_assert_true(isfinite(a) && fabs(a - full[k]) > 1e-6 * fabs(full[k]));
+				}
+			}
+			cl_gradient_row_clear(&row);
+		}
+		g_free(full);
+		free(params);
+		cl_scene_free(s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -729,6 +771,7 @@ int main(int argc, char **argv)
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
 	g_test_add_data_func("/param-gradients/ncp-dojo/pair-scenes", &dojo, test_pair_scenes);
+	g_test_add_func("/param-gradients/ncp-dojo/as-coded", test_dojo_as_coded);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);
 	g_test_add_func("/param-gradients/brax-squared-elasticity", test_brax_squared_elasticity);
 	g_test_add_func("/param-gradients/brax-spin-parameters", test_brax_spin_parameters);
