@@ -750,10 +750,7 @@ int main(int argc, char **argv)
 	static const Case pbd_warp = {"pbd-warp", -1, false};
 	static const Case nimble = {"lcp-nimble", -1, false};
 	/* frictionless (Dojo's cone is not implemented: unsupported), the
-	 * default fixed-κ solve (a smooth map) and the full gradient. Pair
-	 * scenes only: on the random boxes (three balls, four walls) its state
-	 * columns already differ from central FD by up to 1e-2 (seed 28),
-	 * with REG = 0 too, not yet understood */
+	 * default fixed-κ solve (a smooth map) and the full gradient */
 	static const Case dojo = {"ncp-dojo", 0.0, false};
 	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
 		char *path = g_strdup_printf("/param-gradients/%s/random-scenes", cases[k].id);
@@ -770,6 +767,7 @@ int main(int argc, char **argv)
 	}
 	g_test_add_data_func("/param-gradients/pbd-warp/corner-scenes", &pbd_warp, test_corner_scenes);
 	g_test_add_data_func("/param-gradients/lcp-nimble/free-flight", &nimble, test_free_flight);
+	g_test_add_data_func("/param-gradients/ncp-dojo/random-scenes", &dojo, test_random_scenes);
 	g_test_add_data_func("/param-gradients/ncp-dojo/pair-scenes", &dojo, test_pair_scenes);
 	g_test_add_func("/param-gradients/ncp-dojo/as-coded", test_dojo_as_coded);
 	g_test_add_func("/param-gradients/backend-parameters", test_backend_parameters);

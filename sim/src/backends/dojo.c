@@ -172,15 +172,18 @@ static bool lu_factor(double *K, int *pivot, int n)
 	return true;
 }
 
+/* lu_factor swaps whole rows, its multipliers too: so every swap comes
+ * before the forward substitution (P K = L U). */
 static void lu_solve(const double *K, const int *pivot, int n, double *x)
 {
 	for (int c = 0; c < n; c++) {
 		double t = x[c];
 		x[c] = x[pivot[c]];
 		x[pivot[c]] = t;
+	}
+	for (int c = 0; c < n; c++)
 		for (int r = c + 1; r < n; r++)
 			x[r] -= K[r * n + c] * x[c];
-	}
 	for (int r = n - 1; r >= 0; r--) {
 		for (int k = r + 1; k < n; k++)
 			x[r] -= K[r * n + k] * x[k];
