@@ -15,7 +15,8 @@
  *
  * The per-contact rows are eliminated exactly (Δs = dt ∇d Δv − r_d, Δγ =
  * (r_c − γ Δs)/s), so every linear solve is one dense 2·balls system, and
- * every step's tape one dense factor (tape_dense). A contact event for the
+ * every step's tape one dense factor (tape_dense), with a C column for
+ * each physical parameter (its −∂F/∂θ through the same factor). A contact event for the
  * UI is a pair whose free motion would end the step inside. Friction
  * (Dojo's second-order cone, with spin) is not implemented: unsupported. */
 #include "../core.h"
@@ -171,15 +172,18 @@ static bool lu_factor(double *K, int *pivot, int n)
 	return true;
 }
 
+/* lu_factor swaps whole rows, its multipliers too: so every swap comes
+ * before the forward substitution (P K = L U). */
 static void lu_solve(const double *K, const int *pivot, int n, double *x)
 {
 	for (int c = 0; c < n; c++) {
 		double t = x[c];
 		x[c] = x[pivot[c]];
 		x[pivot[c]] = t;
+	}
+	for (int c = 0; c < n; c++)
 		for (int r = c + 1; r < n; r++)
 			x[r] -= K[r * n + c] * x[c];
-	}
 	for (int r = n - 1; r >= 0; r--) {
 		for (int k = r + 1; k < n; k++)
 			x[r] -= K[r * n + k] * x[k];
@@ -593,6 +597,100 @@ static void record(ClTape *tape, const DojoStep *st)
 	cl_tape_dense(tape, ws->index, nb, ws->A, ws->B);
 }
 
+/* −∂F/∂θ of one contact at the iterate for the physical parameter phys
+ * (the time step dt for CL_PHYS_DURATION): its body rows into rhs, its gap
+ * row returned. as_coded leaves out the child ball's rows of the normal's
+ * rotation, as position_data does. */
+static double contact_param_data(const DojoStep *st, const DojoContact *c, int phys, bool as_coded, double *rhs)
+{
+	const double rad = 3.14159265358979323846 / 180.0;
+	const double *v = st->ws->v;
+	if (phys == CL_PHYS_DURATION) {
+		/* x₊ = x + dt v₊: the gap moves by ∇d·v₊, a pair's normal turns by P (v₊_a − v₊_b) */
+		double rel[2] = {v[2 * c->a], v[2 * c->a + 1]};
+		if (c->b >= 0) {
+			rel[0] -= v[2 * c->b];
+			rel[1] -= v[2 * c->b + 1];
+			double along = c->n[0] * rel[0] + c->n[1] * rel[1];
+			for (int r = 0; r < 2; r++) {
+				double turn = c->gamma * (rel[r] - c->n[r] * along) / c->length;
+				rhs[2 * c->a + r] += turn;
+				if (!as_coded)
+					rhs[2 * c->b + r] -= turn;
+			}
+		}
+		return -(c->n[0] * rel[0] + c->n[1] * rel[1]);
+	}
+	if (phys == cl_phys_radius(c->a) || (c->b >= 0 && phys == cl_phys_radius(c->b)))
+		return 1.0; /* d = … − r */
+	if (c->b >= 0)
+		return 0.0;
+	int w = -1 - c->b;
+	const ClWall *wall = &st->scene->walls[w];
+	if (phys == cl_phys_wall(st->scene, w, 0) || phys == cl_phys_wall(st->scene, w, 1))
+		return c->n[phys - cl_phys_wall(st->scene, w, 0)]; /* d = n·(x₊ − p₀) − r */
+	if (phys != cl_phys_wall(st->scene, w, 2))
+		return 0.0;
+	/* n = (cos θ, sin θ) about the fixed point: dn/dθ = t·rad; the impulse n γ turns with it */
+	double t[2] = {-c->n[1] * rad, c->n[0] * rad};
+	const double *x = st->s + CL_BALL_STATE * c->a;
+	double rx = x[0] + st->dt * v[2 * c->a] - wall->point.x, ry = x[1] + st->dt * v[2 * c->a + 1] - wall->point.y;
+	rhs[2 * c->a] += c->gamma * t[0];
+	rhs[2 * c->a + 1] += c->gamma * t[1];
+	return -(t[0] * rx + t[1] * ry);
+}
+
+/* The step's parameter columns (C) from the factored Newton matrix of
+ * gradient(): dt, every ball's radius and mass, every wall's point and
+ * angle. Gravity and the controls' part of the masses are accel_form's;
+ * the elasticity has no column (Dojo does not use it). */
+static void record_param_columns(ClTape *tape, const DojoStep *st, bool as_coded)
+{
+	const double reg = DOJO_REG;
+	DojoWorkspace *ws = st->ws;
+	const ClScene *scene = st->scene;
+	int nb = ws->balls, n = 2 * nb;
+	int last = cl_phys_wall(scene, scene->wall_count, 0);
+	/* the duration, then the balls' and the walls' numbers */
+	for (int param = CL_PHYS_DURATION; param < last; param++) {
+		double *rhs = ws->rhs;
+		memset(rhs, 0, sizeof(double) * (size_t)n);
+		for (int i = 0; i < nb; i++) {
+			double m = scene->balls[i].mass;
+			const double *u = st->u + 2 * i, *vi = st->s + CL_BALL_STATE * i + 2, *vp = ws->v + 2 * i;
+			double g[2] = {scene->gravity.x, scene->gravity.y};
+			for (int k = 0; k < 2; k++) {
+				if (param == CL_PHYS_DURATION) /* R_v ∋ −dt (m g + u) */
+					rhs[2 * i + k] += m * g[k] + u[k];
+				else if (param == cl_phys_mass(i)) /* R_v = m (v₊ − v − dt (g + u/m)) − …, a held */
+					rhs[2 * i + k] -= vp[k] - vi[k] - st->dt * (g[k] + u[k] / m);
+			}
+		}
+		for (int k = 0; k < ws->count; k++) {
+			const DojoContact *c = &ws->contacts[k];
+			double r_d = contact_param_data(st, c, param, as_coded, rhs);
+			double f = (c->gamma + reg) * r_d / (c->s + reg);
+			rhs[2 * c->a] += c->n[0] * f;
+			rhs[2 * c->a + 1] += c->n[1] * f;
+			if (c->b >= 0) {
+				rhs[2 * c->b] -= c->n[0] * f;
+				rhs[2 * c->b + 1] -= c->n[1] * f;
+			}
+		}
+		lu_solve(ws->K, ws->pivot, n, rhs);
+		/* x_next = x + dt v₊, dt = T/N */
+		double ddt = param == CL_PHYS_DURATION ? 1.0 / scene->steps : 1.0;
+		for (int i = 0; i < nb; i++) {
+			double *col = cl_tape_c(tape, i, param);
+			for (int k = 0; k < 2; k++) {
+				double dv = ddt * rhs[2 * i + k];
+				col[2 + k] = dv;
+				col[k] = st->dt * dv + (param == CL_PHYS_DURATION ? ddt * ws->v[2 * i + k] : 0.0);
+			}
+		}
+	}
+}
+
 static bool dojo_can_run(const ClScene *scene, char *why, size_t size)
 {
 	if (scene->friction > 0.0) {
@@ -656,6 +754,8 @@ static void dojo_step(ClStepContext *ctx, const double *s, const double *u, doub
 		return;
 	}
 	record(ctx->tape, &st);
+	if (ctx->tape->record_params)
+		record_param_columns(ctx->tape, &st, as_coded);
 }
 
 static const char *const solver_choices[] = {"fixed-kappa", "dojo-default", NULL};
@@ -707,7 +807,14 @@ const ClBackend cl_backend_ncp_dojo = {
 			"once; resting contact (Zeno) is the model's natural state, the ball held at the gap "
 			"kappa/(m*g*dt) above the surface; a ball starting in contact, or inside, at t = 0 is put outside "
 			"within the first step (d(x+) = s > 0). Centres that coincide at the next configuration have no "
-			"normal: solver failed.",
+			"normal: solver failed. Physical parameters: gravity through the acceleration (the controls and gravity "
+			"enter only as dt*m*(g + u/m)); the duration (dt = T/N in x+ = x + dt*v+, in dt*(m*g + u) and in a pair "
+			"normal's turn), radii and wall points (in the gaps), masses (in m*(v+ - v)) and wall angles (the gap "
+			"and the impulse's direction), each one more right-hand side of the same implicit-function solve, so "
+			"as exact as the state columns (fixed-kappa: equal to central FD to 1e-5, the REG's share); the "
+			"elasticity's derivative is exactly 0 (not used); friction has none (not implemented). gradient "
+			"as-coded solves them with Dojo's matrix and leaves out the child ball's rows of a pair normal's turn, "
+			"as for the positions.",
 		.cannot_express =
 			"restitution. Dojo models hard contact as inelastic (no restitution): the elasticity of this scene "
 			"is not used, so trajectories and gradients answer a different physical problem from exact. Compare "
@@ -721,6 +828,10 @@ const ClBackend cl_backend_ncp_dojo = {
 	.step = dojo_step,
 	.tape_blocks_per_ball = true,
 	.tape_dense = true,
+	/* R_v holds the controls and gravity only as dt·m·(g + u/m) */
+	.param_adjoints = 1u << CL_PARAM_ELASTICITY | 1u << CL_PARAM_GRAVITY | 1u << CL_PARAM_DURATION |
+					  1u << CL_PARAM_RADIUS | 1u << CL_PARAM_MASS | 1u << CL_PARAM_WALL_POINT | 1u << CL_PARAM_WALL_ANGLE,
+	.accel_form = true,
 	.workspace_bytes = dojo_workspace_bytes,
 	.can_run = dojo_can_run,
 };
