@@ -2,7 +2,6 @@
 
 #include "agreement.h"
 #include "backend-style.h"
-#include "cl-application.h"
 #include "cl-workbench.h"
 #include "numbers.h"
 
@@ -35,7 +34,6 @@ struct _ClGradientView {
 	GArray *highlight; /* Highlight */
 	char **step_columns; /* a lesson step's own columns, or NULL for the table's */
 	gboolean syncing;  /* the Add parameter checks are being set, not toggled */
-	gboolean restored; /* the saved columns were given to the runner (once: a later root keeps the current ones) */
 };
 
 typedef struct {
@@ -419,10 +417,6 @@ static void param_toggled(GtkToggleButton *check, ClGradientView *self)
 		g_strv_builder_add(builder, name);
 	g_auto(GStrv) names = g_strv_builder_end(builder);
 	cl_runner_set_extra_columns(self->runner, (const char *const *)names);
-	/* the user's choice outlives the session; a lesson step's columns do not */
-	GSettings *settings = cl_application_settings();
-	if (settings)
-		g_settings_set_strv(settings, "gradient-columns", (const char *const *)names);
 	prioritise_shown(self);
 }
 
@@ -586,13 +580,6 @@ static void cl_gradient_view_root(GtkWidget *widget)
 	self->changed_handler = g_signal_connect(self->doc, "changed", G_CALLBACK(document_changed), self);
 	self->runner_handler = g_signal_connect(self->runner, "state-changed", G_CALLBACK(runner_changed), self);
 	gtk_drop_down_set_selected(self->fd_choice, (guint)cl_runner_get_fd(self->runner));
-	/* the columns the user added last time (cl_runner_columns leaves out those a scene lacks) */
-	GSettings *settings = cl_application_settings();
-	if (settings && !self->restored) {
-		g_auto(GStrv) saved = g_settings_get_strv(settings, "gradient-columns");
-		cl_runner_set_extra_columns(self->runner, (const char *const *)saved);
-	}
-	self->restored = TRUE;
 	rebuild_param_list(self);
 	prioritise_shown(self);
 	rebuild(self);

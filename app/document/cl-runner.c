@@ -228,11 +228,8 @@ ClParam *cl_runner_columns(ClRunner *self, const ClScene *scene, int *count)
 	g_autoptr(GPtrArray) fitting = g_ptr_array_new();
 	for (char **name = self->extra_columns; *name; name++) {
 		ClParam p;
-		char why[256] = "";
-		if (cl_param_parse(scene, *name, &p, why, sizeof why) && cl_param_fits(scene, &p))
+		if (cl_param_parse(scene, *name, &p, NULL, 0) && cl_param_fits(scene, &p))
 			g_ptr_array_add(fitting, *name);
-		else
-			g_debug("gradient column %s left out: %s", *name, why[0] ? why : "not in this scene");
 	}
 	g_ptr_array_add(fitting, NULL);
 	ClParam *columns = cl_gradient_columns_new(scene, (const char *const *)fitting->pdata, count, NULL);
