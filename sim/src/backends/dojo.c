@@ -512,6 +512,20 @@ static bool solve_fixed(ClStepContext *ctx, DojoStep *st)
 /* −∂F/∂x of one contact for column (ball, axis) into the body rows (rhs)
  * and its gap row (returned r_d): the distance's ∇d, and for a pair the
  * normal's rotation γ·∂n/∂x. as_coded keeps the parent's entries only. */
+/* A contact's gap data r_d (the column's derivative of its gap) condensed into the velocity
+ * rows: the eliminated complementarity rows give (γ + reg)/(s + reg)·r_d
+ * along the normal, opposite on the other ball. */
+static void add_contact_data(double *rhs, const DojoContact *c, double r_d, double reg)
+{
+	double f = (c->gamma + reg) * r_d / (c->s + reg);
+	rhs[2 * c->a] += c->n[0] * f;
+	rhs[2 * c->a + 1] += c->n[1] * f;
+	if (c->b >= 0) {
+		rhs[2 * c->b] -= c->n[0] * f;
+		rhs[2 * c->b + 1] -= c->n[1] * f;
+	}
+}
+
 static double position_data(const DojoContact *c, int ball, int axis, bool as_coded, double *rhs)
 {
 	double sign = ball == c->a ? 1.0 : -1.0; /* ∂d/∂x_b = sign · n */
@@ -556,14 +570,7 @@ static bool gradient(const DojoStep *st, bool as_coded)
 				const DojoContact *c = &ws->contacts[k];
 				if (c->a != ball && c->b != ball)
 					continue;
-				double r_d = position_data(c, ball, axis, as_coded, rhs);
-				double f = (c->gamma + reg) * r_d / (c->s + reg);
-				rhs[2 * c->a] += c->n[0] * f;
-				rhs[2 * c->a + 1] += c->n[1] * f;
-				if (c->b >= 0) {
-					rhs[2 * c->b] -= c->n[0] * f;
-					rhs[2 * c->b + 1] -= c->n[1] * f;
-				}
+				add_contact_data(rhs, c, position_data(c, ball, axis, as_coded, rhs), reg);
 			}
 		lu_solve(ws->K, ws->pivot, n, rhs);
 		for (int r = 0; r < n; r++)
@@ -668,14 +675,7 @@ static void record_param_columns(ClTape *tape, const DojoStep *st, bool as_coded
 		}
 		for (int k = 0; k < ws->count; k++) {
 			const DojoContact *c = &ws->contacts[k];
-			double r_d = contact_param_data(st, c, param, as_coded, rhs);
-			double f = (c->gamma + reg) * r_d / (c->s + reg);
-			rhs[2 * c->a] += c->n[0] * f;
-			rhs[2 * c->a + 1] += c->n[1] * f;
-			if (c->b >= 0) {
-				rhs[2 * c->b] -= c->n[0] * f;
-				rhs[2 * c->b + 1] -= c->n[1] * f;
-			}
+			add_contact_data(rhs, c, contact_param_data(st, c, param, as_coded, rhs), reg);
 		}
 		lu_solve(ws->K, ws->pivot, n, rhs);
 		/* x_next = x + dt v₊, dt = T/N */
